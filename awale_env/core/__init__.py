@@ -1,0 +1,1 @@
+"""Compiled game kernels (numba). One module per game; nothing here imports gymnasium or pettingzoo."""

@@ -1,0 +1,256 @@
+"""Compiled rules of the two-colour, 16-hole Awale (see docs/rules.md).
+
+A position is a handful of small arrays, so that many positions can be stacked into batches:
+
+* ``seeds``: ``int8[32]``, the seeds on the board indexed like actions (rule 13): ``seeds[2 * h + c]`` is the
+  number of seeds of colour ``c`` (0 = red, 1 = blue) in hole ``h + 1``. Hole ``h`` (0-based) belongs to
+  player ``h % 2``: player 0 owns the odd-numbered holes 1, 3, ..., 15.
+* ``stores``: ``int16[2]``, seeds captured by each player.
+* ``player`` (to move), ``ply`` (plies played) and ``max_plies`` (``NO_LIMIT`` = 0 for none) are plain integers.
+
+Every function here works in place on those arrays and is compiled with numba. With ``NUMBA_DISABLE_JIT=1`` the
+same code runs as plain Python and gives identical results (tests check this), which is why integers read from
+the arrays are converted with ``int()`` before arithmetic and the random generator is a hand-written xorshift.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+NUM_HOLES = 16
+NUM_ACTIONS = 32
+TOTAL_SEEDS = 64
+WIN_SCORE = 33
+DRAW_SCORE = 32
+MIN_BOARD_SEEDS = 8
+NO_LIMIT = 0
+
+# Game status codes, in the order rule 11 checks them.
+ONGOING = 0
+SCORE = 1
+DRAW = 2
+FEW_SEEDS = 3
+PLY_LIMIT = 4
+END_REASONS = (None, "score", "draw", "few_seeds", "ply_limit")
+
+SEED_DTYPE = np.int8
+STORE_DTYPE = np.int16
+
+
+def initial_seeds() -> np.ndarray:
+    """2 red + 2 blue seeds in every hole (rule 3)."""
+    return np.full(NUM_ACTIONS, 2, dtype=SEED_DTYPE)
+
+
+@njit(cache=True)
+def legal_bits(seeds, player):
+    """Legal actions of ``player`` as a 32-bit mask: an own hole holding that colour (rule 5)."""
+    bits = 0
+    for h in range(player, NUM_HOLES, 2):
+        a = 2 * h
+        if seeds[a] > 0:
+            bits |= 1 << a
+        if seeds[a + 1] > 0:
+            bits |= 1 << (a + 1)
+    return bits
+
+
+@njit(cache=True)
+def legal_mask(seeds, player, out):
+    """Write the boolean legal-action mask of ``player`` into ``out`` (length 32)."""
+    out[:] = False
+    for h in range(player, NUM_HOLES, 2):
+        a = 2 * h
+        out[a] = seeds[a] > 0
+        out[a + 1] = seeds[a + 1] > 0
+
+
+@njit(cache=True)
+def sow(seeds, action):
+    """Take all seeds of the action's colour out of its hole and sow them (rules 6-7); return the last hole.
+
+    Red seeds go into every hole but the origin; blue ones only into the opponent's holes, which are the holes
+    of the other parity, so stepping two holes at a time from the origin visits exactly those.
+    """
+    origin = action >> 1
+    colour = action & 1
+    n = int(seeds[action])
+    seeds[action] = 0
+    hole = origin
+    if colour == 0:
+        while n > 0:
+            hole += 1
+            if hole == NUM_HOLES:
+                hole = 0
+            if hole != origin:
+                seeds[2 * hole] += 1
+                n -= 1
+    else:
+        hole -= 1  # the first blue seed goes to origin + 1
+        while n > 0:
+            hole += 2
+            if hole >= NUM_HOLES:
+                hole -= NUM_HOLES
+            seeds[2 * hole + 1] += 1
+            n -= 1
+    return hole
+
+
+@njit(cache=True)
+def capture_chain(seeds, last):
+    """Capture ``last`` and the holes before it while each holds 2 or 3 seeds (rule 8); return the seeds taken.
+
+    Captured holes are emptied, so the chain stops at the latest when it comes back round to one of them.
+    """
+    captured = 0
+    hole = last
+    while True:
+        total = int(seeds[2 * hole]) + int(seeds[2 * hole + 1])
+        if total != 2 and total != 3:
+            return captured
+        captured += total
+        seeds[2 * hole] = 0
+        seeds[2 * hole + 1] = 0
+        hole = hole - 1 if hole > 0 else NUM_HOLES - 1
+
+
+@njit(cache=True)
+def starving_sweep(seeds, opponent):
+    """If ``opponent`` has no seed in any own hole, remove every seed on the board and return their count (rule 10)."""
+    for h in range(opponent, NUM_HOLES, 2):
+        if seeds[2 * h] > 0 or seeds[2 * h + 1] > 0:
+            return 0
+    swept = 0
+    for a in range(NUM_ACTIONS):
+        swept += int(seeds[a])
+        seeds[a] = 0
+    return swept
+
+
+@njit(cache=True)
+def board_total(seeds):
+    """Seeds left on the board."""
+    total = 0
+    for a in range(NUM_ACTIONS):
+        total += int(seeds[a])
+    return total
+
+
+@njit(cache=True)
+def end_status(on_board, store0, store1, ply, max_plies):
+    """The status code of a position after its captures and sweep (rule 11), checked in the rule's order."""
+    if store0 >= WIN_SCORE or store1 >= WIN_SCORE:
+        return SCORE
+    if store0 == DRAW_SCORE and store1 == DRAW_SCORE:
+        return DRAW
+    if on_board < MIN_BOARD_SEEDS:
+        return FEW_SEEDS
+    if max_plies != NO_LIMIT and ply >= max_plies:
+        return PLY_LIMIT
+    return ONGOING
+
+
+@njit(cache=True)
+def apply_action(seeds, stores, player, action):
+    """Play one legal move in place: sow, capture chain, starving sweep. Return the seeds the mover gained."""
+    gained = capture_chain(seeds, sow(seeds, action))
+    gained += starving_sweep(seeds, 1 - player)
+    stores[player] += gained
+    return gained
+
+
+@njit(cache=True)
+def step(seeds, player, action, ply, max_plies, store0, store1):
+    """One ply for the State API in a single compiled call, the stores passed and returned as plain integers.
+
+    Returns ``gained | status << 8 | legal_bits(next player) << 16`` packed into one integer (the legal bits are 0
+    once the game is over), so that Python pays for one call and no array or tuple per move.
+    """
+    gained = capture_chain(seeds, sow(seeds, action))
+    gained += starving_sweep(seeds, 1 - player)
+    if player == 0:
+        store0 += gained
+    else:
+        store1 += gained
+    status = end_status(board_total(seeds), store0, store1, ply + 1, max_plies)
+    bits = legal_bits(seeds, 1 - player) if status == ONGOING else 0
+    return gained | (status << 8) | (bits << 16)
+
+
+# --- random numbers: a xorshift64 generator whose state is a uint64[1] array, identical compiled or not ---------
+
+_MASK64 = (1 << 64) - 1
+
+
+def make_rng(seed: int) -> np.ndarray:
+    """A xorshift64 state for ``seed`` (any int), scrambled by splitmix64 so that nearby seeds differ."""
+    z = (int(seed) + 0x9E3779B97F4A7C15) & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    z ^= z >> 31
+    return np.array([z or 1], dtype=np.uint64)
+
+
+@njit(cache=True)
+def next_random(rng):
+    """Advance the xorshift64 state and return its new value."""
+    x = rng[0]
+    x ^= x << np.uint64(13)
+    x ^= x >> np.uint64(7)
+    x ^= x << np.uint64(17)
+    rng[0] = x
+    return x
+
+
+@njit(cache=True)
+def random_below(rng, n):
+    """A random integer in ``[0, n)``, from the high 32 bits by a multiply instead of a slow division."""
+    return int(((next_random(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+
+
+@njit(cache=True)
+def random_legal_action(seeds, player, rng, scratch):
+    """A legal action of ``player`` drawn uniformly (the player must have one); ``scratch`` is an int array >= 16."""
+    count = 0
+    for h in range(player, NUM_HOLES, 2):
+        a = 2 * h
+        if seeds[a] > 0:
+            scratch[count] = a
+            count += 1
+        if seeds[a + 1] > 0:
+            scratch[count] = a + 1
+            count += 1
+    return scratch[random_below(rng, count)]
+
+
+@njit(cache=True)
+def random_playout(seeds, stores, player, ply, max_plies, rng):
+    """Play uniformly random legal moves in place until the game ends; return ``(status, ply)`` at the end.
+
+    The position must not be over already. The whole game runs inside compiled code (no Python per ply).
+    """
+    scratch = np.empty(NUM_HOLES, dtype=np.int64)
+    on_board = board_total(seeds)
+    while True:
+        gained = apply_action(seeds, stores, player, random_legal_action(seeds, player, rng, scratch))
+        on_board -= gained
+        ply += 1
+        player = 1 - player
+        status = end_status(on_board, int(stores[0]), int(stores[1]), ply, max_plies)
+        if status != ONGOING:
+            return status, ply
+
+
+@njit(cache=True)
+def random_playouts(seeds, stores, player, ply, max_plies, count, rng):
+    """Play ``count`` random games from one position; return the total plies played (for benchmarks and rollouts)."""
+    work_seeds = seeds.copy()
+    work_stores = stores.copy()
+    plies = 0
+    for _ in range(count):
+        work_seeds[:] = seeds
+        work_stores[:] = stores
+        _, end_ply = random_playout(work_seeds, work_stores, player, ply, max_plies, rng)
+        plies += end_ply - ply
+    return plies
