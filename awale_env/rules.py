@@ -216,6 +216,16 @@ class State:
         """Boolean mask of shape (32,), True for legal actions."""
         return _mask_of(self._legal).copy()
 
+    def observation_tensor(self, player: int | None = None) -> np.ndarray:
+        """Float32 vector of length 35 drawn from ``player``'s point of view (default: the player to move); the
+        layout is documented in :func:`awale_env.core.awale16.observe`."""
+        player = self._to_move if player is None else player
+        if player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, got {player!r}")
+        out = np.empty(core.OBS_SIZE, dtype=np.float32)
+        core.observe(self._seeds, np.array(self._stores), self._ply, self._max_plies, int(player), out)
+        return out
+
     def is_legal(self, action: int) -> bool:
         return isinstance(action, Integral) and 0 <= action < NUM_ACTIONS and bool((self._legal >> int(action)) & 1)
 

@@ -178,6 +178,41 @@ def step(seeds, player, action, ply, max_plies, store0, store1):
     return gained | (status << 8) | (bits << 16)
 
 
+# --- the board from one player's point of view -------------------------------------------------------------------
+
+OBS_SIZE = 2 * NUM_HOLES + 3
+SEED_SCALE = 16.0
+
+
+@njit(cache=True)
+def relative_action(action, player):
+    """The action as ``player`` sees it: the board turned by ``player`` holes so the viewer's holes are the even
+    relative indices 0, 2, ..., 14 (relative hole 0 = hole 1 for player 0, hole 2 for player 1)."""
+    return (action - 2 * player) % NUM_ACTIONS
+
+
+@njit(cache=True)
+def absolute_action(relative, player):
+    """Inverse of :func:`relative_action`."""
+    return (relative + 2 * player) % NUM_ACTIONS
+
+
+@njit(cache=True)
+def observe(seeds, stores, ply, max_plies, player, out):
+    """Write ``player``'s view of the position into ``out`` (float32, length ``OBS_SIZE``).
+
+    ``out[2 * k + c]`` = seeds of colour ``c`` in relative hole ``k`` (see :func:`relative_action`) / 16, so the
+    viewer's holes are at even ``k`` for both seats; ``out[32]``, ``out[33]`` = own and opponent's store / 64;
+    ``out[34]`` = fraction of ``max_plies`` played (0 without a limit).
+    """
+    shift = 2 * player
+    for r in range(NUM_ACTIONS):
+        out[r] = seeds[(r + shift) % NUM_ACTIONS] / SEED_SCALE
+    out[NUM_ACTIONS] = stores[player] / TOTAL_SEEDS
+    out[NUM_ACTIONS + 1] = stores[1 - player] / TOTAL_SEEDS
+    out[NUM_ACTIONS + 2] = 0.0 if max_plies == NO_LIMIT else min(ply / max_plies, 1.0)
+
+
 # --- random numbers: a xorshift64 generator whose state is a uint64[1] array, identical compiled or not ---------
 
 _MASK64 = (1 << 64) - 1
