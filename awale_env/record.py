@@ -91,7 +91,9 @@ class GameRecord:
         return record
 
     def to_json(self) -> str:
-        return json.dumps({"game": GAME_NAME, "max_plies": self.max_plies, "moves": [format_move(m) for m in self.moves]})
+        return json.dumps(
+            {"game": GAME_NAME, "max_plies": self.max_plies, "moves": [format_move(m) for m in self.moves]}
+        )
 
     def save(self, path: str | Path) -> None:
         """Write the record; a ``.json`` path gets JSON, anything else the text format."""

@@ -6,9 +6,10 @@ new State). The rules themselves live in the compiled kernels of :mod:`awale_env
 
 from __future__ import annotations
 
-from functools import lru_cache
+from collections.abc import Iterable
+from functools import cache
 from numbers import Integral
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -21,12 +22,12 @@ DEFAULT_MAX_PLIES = 400
 GAME_NAME = "awale16"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _actions_of(bits: int) -> tuple[int, ...]:
     return tuple(a for a in range(NUM_ACTIONS) if (bits >> a) & 1)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _mask_of(bits: int) -> np.ndarray:
     mask = np.zeros(NUM_ACTIONS, dtype=bool)
     mask[list(_actions_of(bits))] = True

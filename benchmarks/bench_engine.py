@@ -62,8 +62,10 @@ def main() -> None:
         "cores": os.cpu_count(),
     }
     print(f"cores: {result['cores']} (single-threaded measurement, median of {args.repeats})")
-    print(f"compiled random playouts: {result['playout_plies_per_s'] / 1e6:.2f}M plies/s, "
-          f"{result['playout_games_per_s']:,.0f} games/s")
+    print(
+        f"compiled random playouts: {result['playout_plies_per_s'] / 1e6:.2f}M plies/s, "
+        f"{result['playout_games_per_s']:,.0f} games/s"
+    )
     print(f"State API play + legal_actions: {result['state_api_moves_per_s'] / 1e3:.0f}k moves/s")
     if args.json:
         print(json.dumps(result))
