@@ -43,7 +43,7 @@ def initial_seeds() -> np.ndarray:
     return np.full(NUM_ACTIONS, 2, dtype=SEED_DTYPE)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def legal_bits(seeds, player):
     """Legal actions of ``player`` as a 32-bit mask: an own hole holding that colour (rule 5)."""
     bits = 0
@@ -56,7 +56,7 @@ def legal_bits(seeds, player):
     return bits
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def legal_mask(seeds, player, out):
     """Write the boolean legal-action mask of ``player`` into ``out`` (length 32)."""
     out[:] = False
@@ -66,38 +66,31 @@ def legal_mask(seeds, player, out):
         out[a + 1] = seeds[a + 1] > 0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sow(seeds, action):
     """Take all seeds of the action's colour out of its hole and sow them (rules 6-7); return the last hole.
 
-    Red seeds go into every hole but the origin; blue ones only into the opponent's holes, which are the holes
-    of the other parity, so stepping two holes at a time from the origin visits exactly those.
+    Red seeds go into the 15 other holes in turn; blue ones only into the opponent's 8 holes, which are the holes of
+    the other parity (origin + 1, origin + 3, ...). With more seeds than holes, whole laps are dealt at once.
     """
     origin = action >> 1
     colour = action & 1
     n = int(seeds[action])
     seeds[action] = 0
-    hole = origin
     if colour == 0:
-        while n > 0:
-            hole += 1
-            if hole == NUM_HOLES:
-                hole = 0
-            if hole != origin:
-                seeds[2 * hole] += 1
-                n -= 1
+        targets, step, first = NUM_HOLES - 1, 1, 1
     else:
-        hole -= 1  # the first blue seed goes to origin + 1
-        while n > 0:
-            hole += 2
-            if hole >= NUM_HOLES:
-                hole -= NUM_HOLES
-            seeds[2 * hole + 1] += 1
-            n -= 1
-    return hole
+        targets, step, first = NUM_HOLES // 2, 2, 1
+    laps, rest = divmod(n, targets)
+    count = targets if laps > 0 else rest
+    for i in range(count):
+        hole = (origin + first + step * i) & (NUM_HOLES - 1)
+        seeds[2 * hole + colour] += laps + (1 if i < rest else 0)
+    last = rest if rest > 0 else targets
+    return (origin + first + step * (last - 1)) & (NUM_HOLES - 1)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def capture_chain(seeds, last):
     """Capture ``last`` and the holes before it while each holds 2 or 3 seeds (rule 8); return the seeds taken.
 
@@ -115,12 +108,17 @@ def capture_chain(seeds, last):
         hole = hole - 1 if hole > 0 else NUM_HOLES - 1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def starving_sweep(seeds, opponent):
-    """If ``opponent`` has no seed in any own hole, remove every seed on the board and return their count (rule 10)."""
-    for h in range(opponent, NUM_HOLES, 2):
-        if seeds[2 * h] > 0 or seeds[2 * h + 1] > 0:
-            return 0
+    """If ``opponent`` has no seed in any own hole, remove every seed on the board and return their count (rule 10).
+
+    The opponent's holes are OR-ed together without early exit: branch-free is faster than a data-dependent loop.
+    """
+    present = 0
+    for a in range(2 * opponent, NUM_ACTIONS, 4):
+        present |= seeds[a] | seeds[a + 1]
+    if present:
+        return 0
     swept = 0
     for a in range(NUM_ACTIONS):
         swept += int(seeds[a])
@@ -128,7 +126,7 @@ def starving_sweep(seeds, opponent):
     return swept
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def board_total(seeds):
     """Seeds left on the board."""
     total = 0
@@ -137,7 +135,7 @@ def board_total(seeds):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def end_status(on_board, store0, store1, ply, max_plies):
     """The status code of a position after its captures and sweep (rule 11), checked in the rule's order."""
     if store0 >= WIN_SCORE or store1 >= WIN_SCORE:
@@ -151,7 +149,7 @@ def end_status(on_board, store0, store1, ply, max_plies):
     return ONGOING
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def apply_action(seeds, stores, player, action):
     """Play one legal move in place: sow, capture chain, starving sweep. Return the seeds the mover gained."""
     gained = capture_chain(seeds, sow(seeds, action))
@@ -160,7 +158,7 @@ def apply_action(seeds, stores, player, action):
     return gained
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def step(seeds, player, action, ply, max_plies, store0, store1):
     """One ply for the State API in a single compiled call, the stores passed and returned as plain integers.
 
@@ -184,20 +182,20 @@ OBS_SIZE = 2 * NUM_HOLES + 3
 SEED_SCALE = 16.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def relative_action(action, player):
     """The action as ``player`` sees it: the board turned by ``player`` holes so the viewer's holes are the even
     relative indices 0, 2, ..., 14 (relative hole 0 = hole 1 for player 0, hole 2 for player 1)."""
     return (action - 2 * player) % NUM_ACTIONS
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def absolute_action(relative, player):
     """Inverse of :func:`relative_action`."""
     return (relative + 2 * player) % NUM_ACTIONS
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def observe(seeds, stores, ply, max_plies, player, out):
     """Write ``player``'s view of the position into ``out`` (float32, length ``OBS_SIZE``).
 
@@ -227,7 +225,7 @@ def make_rng(seed: int) -> np.ndarray:
     return np.array([z or 1], dtype=np.uint64)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def next_random(rng):
     """Advance the xorshift64 state and return its new value."""
     x = rng[0]
@@ -238,28 +236,28 @@ def next_random(rng):
     return x
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def random_below(rng, n):
     """A random integer in ``[0, n)``, from the high 32 bits by a multiply instead of a slow division."""
     return int(((next_random(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def random_legal_action(seeds, player, rng, scratch):
-    """A legal action of ``player`` drawn uniformly (the player must have one); ``scratch`` is an int array >= 16."""
+    """A legal action of ``player`` drawn uniformly (the player must have one); ``scratch`` is an int array of length >= 16.
+
+    Branch-free: every own slot is written, the count only advances past the non-empty ones.
+    """
     count = 0
-    for h in range(player, NUM_HOLES, 2):
-        a = 2 * h
-        if seeds[a] > 0:
-            scratch[count] = a
-            count += 1
-        if seeds[a + 1] > 0:
-            scratch[count] = a + 1
-            count += 1
+    for a in range(2 * player, NUM_ACTIONS, 4):
+        scratch[count] = a
+        count += seeds[a] > 0
+        scratch[count] = a + 1
+        count += seeds[a + 1] > 0
     return scratch[random_below(rng, count)]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def random_playout(seeds, stores, player, ply, max_plies, rng):
     """Play uniformly random legal moves in place until the game ends; return ``(status, ply)`` at the end.
 
@@ -277,7 +275,7 @@ def random_playout(seeds, stores, player, ply, max_plies, rng):
             return status, ply
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def random_playouts(seeds, stores, player, ply, max_plies, count, rng):
     """Play ``count`` random games from one position; return the total plies played (for benchmarks and rollouts)."""
     work_seeds = seeds.copy()
