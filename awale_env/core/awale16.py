@@ -244,7 +244,7 @@ def random_below(rng, n):
 
 @njit(cache=True, error_model="numpy")
 def random_legal_action(seeds, player, rng, scratch):
-    """A legal action of ``player`` drawn uniformly (the player must have one); ``scratch`` is an int array of length >= 16.
+    """A legal action of ``player`` drawn uniformly (it must have one); ``scratch``: int array, length >= 16.
 
     Branch-free: every own slot is written, the count only advances past the non-empty ones.
     """
