@@ -346,6 +346,12 @@ class State:
     def __str__(self) -> str:
         return board_diagram(self)
 
+    def _repr_png_(self) -> bytes:
+        """The board as a PNG image, so a notebook shows the position (drawn by :mod:`awale_env.render`)."""
+        from awale_env.render import png_bytes  # here: render imports this module
+
+        return png_bytes(self)
+
 
 def _cell(state: State, hole: int) -> str:
     r, b = int(state.seeds[2 * (hole - 1)]), int(state.seeds[2 * hole - 1])
