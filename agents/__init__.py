@@ -1,0 +1,32 @@
+"""Agents that play the two-colour Awale: one protocol, built by name from spec strings.
+
+``make("alphabeta:depth=8")`` builds any registered agent (see :data:`agents.registry.AGENTS`); the search agents'
+modules are imported on first use.
+"""
+
+from agents.base import Agent, reset_agent
+from agents.registry import AGENTS, AgentEntry, AgentSpecError, known_agents, make, parse_spec
+from agents.simple import GreedyAgent, RandomAgent
+
+__all__ = [
+    "AGENTS",
+    "AlphaZeroAgent",
+    "Agent",
+    "AgentEntry",
+    "AgentSpecError",
+    "GreedyAgent",
+    "RandomAgent",
+    "known_agents",
+    "make",
+    "parse_spec",
+    "reset_agent",
+]
+
+
+def __getattr__(name: str):
+    """``agents.AlphaZeroAgent`` imports torch, so it is loaded only when first asked for."""
+    if name == "AlphaZeroAgent":
+        from agents.alphazero import AlphaZeroAgent
+
+        return AlphaZeroAgent
+    raise AttributeError(f"module 'agents' has no attribute {name!r}")

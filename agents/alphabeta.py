@@ -1,0 +1,430 @@
+"""Alpha-beta search: negamax with iterative deepening, a transposition table and move ordering, compiled by numba.
+
+The search plays moves with the core kernel :func:`awale_env.core.awale16.apply_action` on copies of the board
+kept per search height, so nothing here re-implements the rules.
+
+* Evaluation (from the side to move): own store - opponent's store, in seeds. It is what decides the game; a
+  finer evaluation that also counted the seeds on each side (a tie-break preferring seeds kept on one's own side)
+  needed 1.7-2.8x more nodes at depth 10 from the initial position, because the coarse one lets far more moves tie
+  and cut off, so depth won over detail. Ties between equal moves are broken at random (seeded) through the
+  history table.
+* Finished games are scored exactly as the rules decide the winner (higher store wins, seeds that count for nobody
+  are ignored, the ply limit of the state ends the game): ``+-(WIN - height)`` so a quicker win (slower loss) is
+  preferred, 0 for a draw.
+* Ordering: the transposition-table move, then captures by size, then two killer moves per height, then the
+  history heuristic; principal-variation search (null windows after the first move).
+* Transposition table: Zobrist hashing (random uint64 per (action slot, seed count), per store value, per side to
+  move, and per number of plies left when the ply limit is within reach of the search), always-replace.
+* Time budget: numba has no clock, so each iteration of iterative deepening gets a node budget = remaining time x
+  the node rate measured so far; an iteration that runs out aborts and its best fully searched root move is kept
+  when the principal move was searched first. The clock is read between iterations.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+
+from agents.base import check_positive, check_seed, spec_name
+from awale_env.core import awale16 as core
+from awale_env.rules import State
+
+MAX_DEPTH = 60
+WIN = 10_000
+MATE_BOUND = WIN - 1_000
+DEFAULT_DEPTH = 8
+INFINITY = 1 << 20
+# Index of the "plies left" Zobrist key: positions further than this from the ply limit share one key.
+PLIES_LEFT_CAP = MAX_DEPTH + 2
+
+EXACT, LOWER, UPPER = 0, 1, 2
+# Search counters (an int64 array shared by the compiled functions).
+NODES, NODE_LIMIT, ABORTED, ROOT_MOVE, ROOT_DONE = 0, 1, 2, 3, 4
+
+
+def zobrist_keys(seed: int = 2026) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Random uint64 keys: per (action slot, seed count), per store value of each player, per plies left."""
+    rng = np.random.default_rng(seed)
+    draw = lambda *shape: rng.integers(0, 2**63, size=shape, dtype=np.int64).astype(np.uint64)  # noqa: E731
+    return draw(core.NUM_ACTIONS, core.TOTAL_SEEDS + 1), draw(2, core.TOTAL_SEEDS + 1), draw(PLIES_LEFT_CAP + 1)
+
+
+@njit(cache=True)
+def position_hash(seeds, stores, player, plies_left, slot_keys, store_keys, left_keys):
+    """Zobrist hash of a position; ``plies_left`` is capped, so positions far from the limit share it."""
+    h = left_keys[min(plies_left, PLIES_LEFT_CAP)]
+    for a in range(core.NUM_ACTIONS):
+        h ^= slot_keys[a, seeds[a]]
+    h ^= store_keys[0, stores[0]] ^ store_keys[1, stores[1]]
+    if player == 1:
+        h = ~h
+    return h
+
+
+@njit(cache=True)
+def evaluate(stores, player):
+    """Heuristic value for the side to move: the store difference (see the module docstring)."""
+    return int(stores[player]) - int(stores[1 - player])
+
+
+@njit(cache=True)
+def terminal_value(stores, player, height):
+    """Exact value of a finished game for ``player``: the rules' winner, quicker wins scored higher."""
+    diff = int(stores[player]) - int(stores[1 - player])
+    if diff > 0:
+        return WIN - height
+    if diff < 0:
+        return height - WIN
+    return 0
+
+
+@njit(cache=True)
+def _to_table(value, height):
+    if value > MATE_BOUND:
+        return value + height
+    if value < -MATE_BOUND:
+        return value - height
+    return value
+
+
+@njit(cache=True)
+def _from_table(value, height):
+    if value > MATE_BOUND:
+        return value - height
+    if value < -MATE_BOUND:
+        return value + height
+    return value
+
+
+@njit(cache=True)
+def _leaf_parent(seeds, stores, player, ply, max_plies, beta, height, child_seeds, child_stores, counters):
+    """Negamax at depth 1 without recursion or table: each child is scored by :func:`evaluate` or exactly."""
+    best = -INFINITY
+    for hole in range(player, core.NUM_HOLES, 2):
+        for a in (2 * hole, 2 * hole + 1):
+            if seeds[a] > 0:
+                counters[NODES] += 1
+                child_seeds[:] = seeds
+                child_stores[:] = stores
+                core.apply_action(child_seeds, child_stores, player, a)
+                status = core.end_status(
+                    core.board_total(child_seeds), int(child_stores[0]), int(child_stores[1]), ply + 1, max_plies
+                )
+                if status != core.ONGOING:
+                    v = -terminal_value(child_stores, 1 - player, height + 1)
+                else:
+                    v = -evaluate(child_stores, 1 - player)
+                if v > best:
+                    best = v
+                    if v >= beta:
+                        return best
+    return best
+
+
+@njit(cache=True)
+def _play_child(seeds, stores, player, ply, max_plies, action, cs, cst):
+    """Write the position after ``action`` into (cs, cst); return ``gained | status << 8``."""
+    cs[:] = seeds
+    cst[:] = stores
+    gained = core.apply_action(cs, cst, player, action)
+    return gained | core.end_status(core.board_total(cs), int(cst[0]), int(cst[1]), ply + 1, max_plies) << 8
+
+
+@njit(cache=True)
+def _generate(seeds, stores, player, ply, max_plies, skip, n, height, killers, history, work):
+    """Add the children of the position at ``height`` (all legal moves but ``skip``) from index ``n`` on, with their
+    ordering scores: captures by size, then killers, then history. Return the new child count."""
+    _, _, child_seeds, child_stores, order, actions, statuses, _, _ = work
+    for hole in range(player, core.NUM_HOLES, 2):
+        for a in (2 * hole, 2 * hole + 1):
+            if seeds[a] > 0 and a != skip:
+                packed = _play_child(seeds, stores, player, ply, max_plies, a, child_seeds[height, n],
+                                     child_stores[height, n])  # fmt: skip
+                gained = packed & 0xFF
+                actions[height, n] = a
+                statuses[height, n] = packed >> 8
+                score = history[player, a]
+                if gained > 0:
+                    score += (1 << 32) + (gained << 24)
+                elif a == killers[height, 0] or a == killers[height, 1]:
+                    score += 1 << 30
+                order[height, n] = score
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def _pick_next(work, height, i, n):
+    """Move the best-scored of children i..n-1 to index i (a selection sort step: cut-offs usually come early)."""
+    _, _, child_seeds, child_stores, order, actions, statuses, _, _ = work
+    pick = i
+    for j in range(i + 1, n):
+        if order[height, j] > order[height, pick]:
+            pick = j
+    if pick != i:
+        for k in range(core.NUM_ACTIONS):
+            t = child_seeds[height, i, k]
+            child_seeds[height, i, k] = child_seeds[height, pick, k]
+            child_seeds[height, pick, k] = t
+        for k in range(2):
+            t = child_stores[height, i, k]
+            child_stores[height, i, k] = child_stores[height, pick, k]
+            child_stores[height, pick, k] = t
+        order[height, i], order[height, pick] = order[height, pick], order[height, i]
+        actions[height, i], actions[height, pick] = actions[height, pick], actions[height, i]
+        statuses[height, i], statuses[height, pick] = statuses[height, pick], statuses[height, i]
+
+
+# Fields of a search frame (one row of ``frames`` per height) and the steps of the search loop.
+F_DEPTH, F_ALPHA, F_BETA, F_ALPHA0, F_BEST, F_MOVE, F_FIRST, F_INDEX, F_N, F_I, F_MODE = range(11)
+ENTER, NEXT_CHILD, CHILD_DONE = 0, 1, 2
+# How the current child of a frame is searched (principal-variation search).
+FULL_WINDOW, NULL_WINDOW, RE_SEARCH = 0, 1, 2
+
+
+@njit(cache=True)
+def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, history, work, counters):
+    """Value for ``player`` of a live position searched ``depth`` plies; the best root move goes to ``counters``.
+
+    ``keys`` = (slot, store, plies-left Zobrist keys); ``tt`` = (hashes, values, depths, flags, moves) arrays;
+    ``work`` = scratch per height (node boards and stores, child boards, stores, ordering scores, actions and
+    statuses, frames, hashes). The recursion of negamax runs on an explicit stack of frames, because numba cannot
+    cache recursive functions (numba issue #6061).
+    """
+    slot_keys, store_keys, left_keys = keys
+    tt_hash, tt_value, tt_depth, tt_flag, tt_move = tt
+    node_seeds, node_stores, child_seeds, child_stores, _, actions, statuses, f, hashes = work
+    node_seeds[0] = seeds
+    node_stores[0] = stores
+    f[0, F_DEPTH], f[0, F_ALPHA], f[0, F_BETA] = depth, -INFINITY, INFINITY
+    h = 0
+    step = ENTER
+    value = 0  # the value of the node just finished, for the player to move there
+    while True:
+        p = player if h % 2 == 0 else 1 - player
+        s, st = node_seeds[h], node_stores[h]
+        finished = False
+        if step == ENTER:
+            counters[NODES] += 1
+            if counters[NODES] > counters[NODE_LIMIT]:
+                counters[ABORTED] = 1
+                return 0
+            d, alpha, beta = f[h, F_DEPTH], f[h, F_ALPHA], f[h, F_BETA]
+            if d <= 0:
+                value, finished = evaluate(st, p), True
+            elif d == 1 and h > 0:
+                value = _leaf_parent(s, st, p, ply + h, max_plies, beta, h, child_seeds[h, 0], child_stores[h, 0],
+                                     counters)  # fmt: skip
+                finished = True
+            else:
+                plies_left = max_plies - ply - h if max_plies != core.NO_LIMIT else PLIES_LEFT_CAP
+                key = position_hash(s, st, p, plies_left, slot_keys, store_keys, left_keys)
+                index = key & np.uint64(tt_hash.size - 1)
+                hashes[h] = key
+                f[h, F_INDEX] = index
+                first = -1
+                if tt_hash[index] == key:
+                    first = tt_move[index]
+                    if h > 0 and tt_depth[index] >= d:
+                        v = _from_table(tt_value[index], h)
+                        flag = tt_flag[index]
+                        if flag == EXACT or (flag == LOWER and v >= beta) or (flag == UPPER and v <= alpha):
+                            value, finished = v, True
+                if not finished:
+                    f[h, F_ALPHA0], f[h, F_BEST], f[h, F_MOVE], f[h, F_I] = alpha, -INFINITY, -1, 0
+                    # The table's move alone first: it often cuts off before the others are generated.
+                    if first >= 0 and (first >> 1) % 2 == p and s[first] > 0:
+                        packed = _play_child(s, st, p, ply + h, max_plies, first, child_seeds[h, 0],
+                                             child_stores[h, 0])  # fmt: skip
+                        actions[h, 0], statuses[h, 0] = first, packed >> 8
+                        f[h, F_FIRST], f[h, F_N] = first, 1
+                    else:
+                        f[h, F_FIRST] = -1
+                        f[h, F_N] = _generate(s, st, p, ply + h, max_plies, -1, 0, h, killers, history, work)
+                    step = NEXT_CHILD
+        elif step == NEXT_CHILD:
+            i = f[h, F_I]
+            if i == f[h, F_N] and f[h, F_FIRST] >= 0:  # the table's move did not cut off: generate the others
+                f[h, F_N] = _generate(s, st, p, ply + h, max_plies, f[h, F_FIRST], i, h, killers, history, work)
+                f[h, F_FIRST] = -1
+            if i == f[h, F_N]:
+                finished = True
+            else:
+                _pick_next(work, h, i, f[h, F_N])
+                if statuses[h, i] != core.ONGOING:  # a finished game: its exact value, no search
+                    value = terminal_value(child_stores[h, i], 1 - p, h + 1)
+                    f[h, F_MODE] = FULL_WINDOW
+                    step = CHILD_DONE
+                else:
+                    node_seeds[h + 1] = child_seeds[h, i]
+                    node_stores[h + 1] = child_stores[h, i]
+                    f[h + 1, F_DEPTH] = f[h, F_DEPTH] - 1
+                    alpha, beta = f[h, F_ALPHA], f[h, F_BETA]
+                    if f[h, F_MOVE] < 0:
+                        f[h, F_MODE], f[h + 1, F_ALPHA], f[h + 1, F_BETA] = FULL_WINDOW, -beta, -alpha
+                    else:
+                        f[h, F_MODE], f[h + 1, F_ALPHA], f[h + 1, F_BETA] = NULL_WINDOW, -alpha - 1, -alpha
+                    h += 1
+                    step = ENTER
+        else:  # CHILD_DONE: ``value`` is the value of child i for its own player
+            if counters[ABORTED]:
+                return 0
+            i = f[h, F_I]
+            v = -value
+            alpha, beta = f[h, F_ALPHA], f[h, F_BETA]
+            if f[h, F_MODE] == NULL_WINDOW and alpha < v < beta:
+                f[h, F_MODE], f[h + 1, F_ALPHA], f[h + 1, F_BETA] = RE_SEARCH, -beta, -v
+                h += 1
+                step = ENTER
+                continue
+            if v > f[h, F_BEST]:
+                f[h, F_BEST], f[h, F_MOVE] = v, actions[h, i]
+                if h == 0:
+                    counters[ROOT_MOVE], counters[ROOT_DONE] = actions[h, i], 1
+            if v > alpha:
+                f[h, F_ALPHA] = v
+            if v >= beta:
+                _remember_cutoff(s, st, p, actions[h, i], f[h, F_DEPTH], h, killers, history)
+                finished = True
+            else:
+                f[h, F_I] = i + 1
+                step = NEXT_CHILD
+        if finished:
+            if step != ENTER:  # a searched node (not a leaf or table hit): record it in the table
+                index, best = f[h, F_INDEX], f[h, F_BEST]
+                tt_hash[index] = hashes[h]
+                tt_value[index] = _to_table(best, h)
+                tt_depth[index] = f[h, F_DEPTH]
+                tt_move[index] = f[h, F_MOVE]
+                tt_flag[index] = UPPER if best <= f[h, F_ALPHA0] else (LOWER if best >= f[h, F_BETA] else EXACT)
+                value = best
+            if h == 0:
+                return value
+            h -= 1
+            step = CHILD_DONE
+
+
+@njit(cache=True)
+def _remember_cutoff(seeds, stores, player, move, depth, height, killers, history):
+    """A move that caused a cut-off: a killer at this height if it captures nothing, and credit in the history."""
+    scratch_seeds = seeds.copy()
+    scratch_stores = stores.copy()
+    if core.apply_action(scratch_seeds, scratch_stores, player, move) == 0 and killers[height, 0] != move:
+        killers[height, 1] = killers[height, 0]
+        killers[height, 0] = move
+    history[player, move] += depth * depth
+
+
+def _work_arrays() -> tuple[np.ndarray, ...]:
+    """Scratch of :func:`negamax`, one row per search height."""
+    h = MAX_DEPTH + 2
+    return (
+        np.zeros((h, core.NUM_ACTIONS), dtype=core.SEED_DTYPE),
+        np.zeros((h, 2), dtype=core.STORE_DTYPE),
+        np.zeros((h, core.NUM_HOLES, core.NUM_ACTIONS), dtype=core.SEED_DTYPE),
+        np.zeros((h, core.NUM_HOLES, 2), dtype=core.STORE_DTYPE),
+        np.zeros((h, core.NUM_HOLES), dtype=np.int64),
+        np.zeros((h, core.NUM_HOLES), dtype=np.int64),
+        np.zeros((h, core.NUM_HOLES), dtype=np.int64),
+        np.zeros((h, 11), dtype=np.int64),
+        np.zeros(h, dtype=np.uint64),
+    )
+
+
+class AlphaBetaAgent:
+    """Alpha-beta searcher (see the module docstring). ``depth`` and/or ``time`` bound each move's search; with
+    neither, the depth is :data:`DEFAULT_DEPTH`. ``seed`` breaks ties between equally good moves (small random
+    values added to the history table before each move), so a seeded agent is deterministic under a depth limit."""
+
+    def __init__(
+        self, depth: int | None = None, time: float | None = None, table_bits: int = 20, seed: int | None = None
+    ) -> None:
+        check_positive("depth", depth)
+        check_positive("time", time, float)
+        if depth is not None and depth > MAX_DEPTH:
+            raise ValueError(f"depth must be at most {MAX_DEPTH}, got {depth}")
+        if isinstance(table_bits, bool) or not isinstance(table_bits, int) or not 10 <= table_bits <= 28:
+            raise ValueError(f"table_bits must be an integer 10-28, got {table_bits!r}")
+        self.depth = DEFAULT_DEPTH if depth is None and time is None else depth
+        self.time = time
+        self.name = spec_name("alphabeta", depth=depth, time=time)
+        self._keys = zobrist_keys()
+        size = 1 << table_bits
+        self._tt = (
+            np.zeros(size, dtype=np.uint64),
+            np.zeros(size, dtype=np.int32),
+            np.zeros(size, dtype=np.int8),
+            np.zeros(size, dtype=np.int8),
+            np.zeros(size, dtype=np.int8),
+        )
+        self._killers = np.full((MAX_DEPTH + 2, 2), -1, dtype=np.int64)
+        self._history = np.zeros((2, core.NUM_ACTIONS), dtype=np.int64)
+        self._work = _work_arrays()
+        self._node_rate = 2e6  # nodes/s, refined by every timed search
+        self._seed = check_seed(seed)
+        #: Statistics of the last search: depth completed, nodes, value, seconds.
+        self.last_search: dict[str, float] = {}
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Forget the transposition table, killers and history (a new game); re-seed the tie-breaks if given."""
+        if check_seed(seed) is not None:
+            self._seed = seed
+        for array in self._tt:
+            array[:] = 0
+        self._killers[:] = -1
+        self._tie_rng = np.random.default_rng(self._seed)
+        self._history[:] = 0
+
+    def act(self, state: State) -> int:
+        if state.is_terminal:
+            raise ValueError("the game is over: there is no move to play")
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            self.last_search = {"depth": 0, "nodes": 0, "value": 0, "seconds": 0.0}
+            return legal[0]
+        # Small random history values order otherwise equal moves, i.e. break ties, reproducibly under a seed.
+        self._history //= 4
+        self._history += self._tie_rng.integers(0, 4, size=self._history.shape)
+        return self.search(state)
+
+    def search(self, state: State) -> int:
+        """Iterative deepening from ``state``; returns the best move and records :attr:`last_search`."""
+        start = time.perf_counter()
+        seeds = state._seeds.copy()
+        stores = np.array(state._stores, dtype=core.STORE_DTYPE)
+        counters = np.zeros(5, dtype=np.int64)
+        max_depth = self.depth or MAX_DEPTH
+        best_move, best_value, done_depth, total_nodes = -1, 0, 0, 0
+        for depth in range(1, max_depth + 1):
+            counters[:] = 0
+            counters[NODE_LIMIT] = np.iinfo(np.int64).max
+            if self.time is not None:
+                remaining = self.time - (time.perf_counter() - start)
+                if remaining <= 0:
+                    break
+                counters[NODE_LIMIT] = max(1000, int(remaining * self._node_rate))
+            iteration_start = time.perf_counter()
+            value = negamax(
+                seeds, stores, state._to_move, state._ply, state._max_plies, depth, self._keys, self._tt,
+                self._killers, self._history, self._work, counters,
+            )  # fmt: skip
+            elapsed = time.perf_counter() - iteration_start
+            total_nodes += int(counters[NODES])
+            if elapsed > 0.01:
+                self._node_rate = counters[NODES] / elapsed
+            if counters[ABORTED]:
+                # The previous principal move is searched first, so a completed root move at least matches it.
+                if counters[ROOT_DONE]:
+                    best_move = int(counters[ROOT_MOVE])
+                break
+            best_move, best_value, done_depth = int(counters[ROOT_MOVE]), int(value), depth
+            if abs(value) > MATE_BOUND:  # the game's outcome is proven: deeper search changes nothing
+                break
+        if best_move < 0:  # not even depth 1 finished within the budget
+            best_move = state.legal_actions()[0]
+        seconds = time.perf_counter() - start
+        self.last_search = {"depth": done_depth, "nodes": total_nodes, "value": best_value, "seconds": seconds}
+        return best_move

@@ -1,0 +1,52 @@
+"""The agent protocol shared by every player: search agents, learned agents and the arena."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from awale_env.rules import State
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """A player: ``act(state)`` returns a legal action index (0-31) for the player to move in ``state``.
+
+    ``name`` labels the agent in tables. Agents may also define ``reset(seed: int | None = None)``, called at the
+    start of every game: it forgets per-game memory (search trees, tables) and re-seeds when given a seed, as
+    Gymnasium's ``reset(seed=...)`` does; use :func:`reset_agent` to call it when present.
+    """
+
+    name: str
+
+    def act(self, state: State) -> int: ...
+
+
+def reset_agent(agent: Agent, seed: int | None = None) -> None:
+    """Call ``agent.reset(seed)`` if the agent has one (``reset`` is optional in the protocol)."""
+    reset = getattr(agent, "reset", None)
+    if reset is not None:
+        reset(seed)
+
+
+def check_seed(seed: int | None) -> int | None:
+    """Validate a seed argument: None or a non-negative integer."""
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
+    return seed
+
+
+def check_positive(name: str, value: float | None, kind: type = int) -> None:
+    """Validate an optional budget parameter (depth, simulations, time): None or > 0 of the right type."""
+    if value is None:
+        return
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+    if kind is int:
+        ok = ok and isinstance(value, int)
+    if not ok:
+        raise ValueError(f"{name} must be a positive {kind.__name__}, got {value!r}")
+
+
+def spec_name(kind: str, **params: object) -> str:
+    """The spec string naming an agent, with the parameters that were given: ``alphabeta:depth=8``."""
+    given = [f"{key}={value}" for key, value in params.items() if value is not None]
+    return kind + (":" + ",".join(given) if given else "")

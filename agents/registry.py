@@ -1,0 +1,155 @@
+"""Agents by name: the table of known agents and ``make(spec)``, which builds one from a short spec string.
+
+A spec is ``name[:key=value,...]``, e.g. ``alphabeta:depth=8``, ``mcts:simulations=2000,seed=3``; a bare word is a
+flag set to true (``alphazero:pretrained``). The table maps a name to ``"module:Class"`` and its parameters, and a
+module is imported only when one of its agents is built, so torch is never loaded for the classical agents. Another
+agent joins with one line in :data:`AGENTS`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Parameters every seeded agent takes.
+SEED = {"seed": (int, "random seed (reset(seed=...) re-seeds)")}
+#: The per-move budget every searching agent takes.
+TIME = {"time": (float, "seconds per move (iterative deepening / batches of simulations stop when it runs out)")}
+
+
+@dataclass(frozen=True)
+class AgentEntry:
+    """How to build one kind of agent: ``target`` is ``"module:Class"``; ``params`` maps a keyword of the class to
+    ``(type, description)``; the type (int, float, bool or str) converts the text of a spec."""
+
+    target: str
+    summary: str
+    params: dict[str, tuple[type, str]] = field(default_factory=dict)
+
+
+AGENTS: dict[str, AgentEntry] = {
+    "random": AgentEntry("agents.simple:RandomAgent", "uniformly random legal moves", {**SEED}),
+    "greedy": AgentEntry(
+        "agents.simple:GreedyAgent", "the move that captures most now, ties broken at random", {**SEED}
+    ),
+    "alphabeta": AgentEntry(
+        "agents.alphabeta:AlphaBetaAgent",
+        "negamax alpha-beta with iterative deepening, transposition table and move ordering",
+        {
+            "depth": (int, "depth limit in plies (default 8 without a time budget)"),
+            **TIME,
+            "table_bits": (int, "log2 of transposition-table entries (default 20)"),
+            **SEED,
+        },
+    ),
+    "mcts": AgentEntry(
+        "agents.mcts:MCTSAgent",
+        "UCT Monte Carlo tree search with random rollouts, tree kept between moves",
+        {
+            "simulations": (int, "simulations per move (default 1000 without a time budget)"),
+            **TIME,
+            "c": (float, "UCT exploration constant (default 0.4)"),
+            **SEED,
+        },
+    ),
+    "alphazero": AgentEntry(
+        "agents.alphazero.agent:AlphaZeroAgent",
+        "PUCT search guided by a residual network trained by AlphaZero self-play (training.alphazero)",
+        {
+            "path": (str, "checkpoint .pt written by training (default: the shipped network)"),
+            "pretrained": (bool, "the network shipped in the package"),
+            "simulations": (int, "simulations per move (default 800 without a time budget)"),
+            **TIME,
+            "c_puct": (float, "PUCT exploration weight (default 1.5)"),
+            "leaves": (int, "leaves evaluated per network call, spread by virtual loss (default 8)"),
+            **SEED,
+        },
+    ),
+    "ppo": AgentEntry(
+        "agents.ppo:PPOAgent",
+        "a policy trained by self-play PPO (training.ppo_selfplay), played with numpy",
+        {
+            "path": (str, "checkpoint .zip written by training"),
+            "pretrained": (bool, "the checkpoint shipped in the package"),
+            "deterministic": (bool, "play the most probable move (default true) or sample"),
+            **SEED,
+        },
+    ),
+}
+
+
+class AgentSpecError(ValueError):
+    """An agent spec that names no known agent or gives it a bad parameter."""
+
+
+def known_agents() -> str:
+    """A multi-line listing of every agent and its parameters, for error messages and ``--help``."""
+    lines = []
+    for name, entry in AGENTS.items():
+        params = ", ".join(f"{key}={kind.__name__}" for key, (kind, _) in entry.params.items())
+        lines.append(f"  {name}: {entry.summary}" + (f" [{params}]" if params else ""))
+    return "known agents (spec 'name[:key=value,...]'):\n" + "\n".join(lines)
+
+
+def _convert(name: str, key: str, kind: type, value: Any) -> Any:
+    if not isinstance(value, str):
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+            return value
+        raise AgentSpecError(f"{name}: {key} must be {kind.__name__}, got {value!r}")
+    try:
+        if kind is bool:
+            lowered = value.lower()
+            if lowered not in ("true", "false", "1", "0", "yes", "no"):
+                raise ValueError
+            return lowered in ("true", "1", "yes")
+        return kind(value)
+    except ValueError:
+        raise AgentSpecError(f"{name}: {key} must be {kind.__name__}, got {value!r}") from None
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split ``name[:key=value,...]`` into the agent's name and its typed keyword arguments."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise AgentSpecError(f"an agent spec is a non-empty string like 'alphabeta:depth=8', got {spec!r}")
+    name, _, rest = spec.strip().partition(":")
+    name = name.strip().lower()
+    if name not in AGENTS:
+        raise AgentSpecError(f"unknown agent {name!r} in spec {spec!r}; {known_agents()}")
+    kwargs: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        kwargs[key] = value.strip() if eq else True
+    return name, kwargs
+
+
+def _check(name: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    params = AGENTS[name].params
+    checked = {}
+    for key, value in kwargs.items():
+        if key not in params:
+            allowed = ", ".join(params) or "none"
+            raise AgentSpecError(f"agent {name!r} has no parameter {key!r}; its parameters: {allowed}")
+        kind = params[key][0]
+        if value is True and kind is not bool:
+            raise AgentSpecError(f"{name}: {key} needs a value ({key}=<{kind.__name__}>)")
+        checked[key] = _convert(name, key, kind, value)
+    return checked
+
+
+def make(spec: str, **overrides: Any) -> Any:
+    """Build an agent from a spec string; keyword ``overrides`` (e.g. ``seed=3``) take precedence over the spec.
+
+    Raises :class:`AgentSpecError` (a ValueError) naming the problem and listing what is allowed.
+    """
+    name, kwargs = parse_spec(spec)
+    kwargs = _check(name, {**kwargs, **overrides})
+    module_name, _, class_name = AGENTS[name].target.partition(":")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    try:
+        return cls(**kwargs)
+    except (TypeError, ValueError) as error:
+        raise AgentSpecError(f"bad agent spec {spec!r}: {error}") from error

@@ -1,0 +1,44 @@
+"""Baseline agents: uniformly random and greedy (largest immediate capture)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import check_seed
+from awale_env.rules import State
+
+
+class RandomAgent:
+    """Plays a uniformly random legal move; seeded with numpy's generator."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.name = "random"
+        self._rng = np.random.default_rng(check_seed(seed))
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed when given a seed; the agent keeps no other memory."""
+        if check_seed(seed) is not None:
+            self._rng = np.random.default_rng(seed)
+
+    def act(self, state: State) -> int:
+        legal = state.legal_actions()
+        if not legal:
+            raise ValueError("the game is over: there is no move to play")
+        return legal[int(self._rng.integers(len(legal)))]
+
+
+class GreedyAgent(RandomAgent):
+    """Plays the move that adds most to its store at once (capture chain plus any starving sweep), ties at random."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.name = "greedy"
+
+    def act(self, state: State) -> int:
+        legal = state.legal_actions()
+        if not legal:
+            raise ValueError("the game is over: there is no move to play")
+        gains = [state.play(a).last_capture for a in legal]
+        best = max(gains)
+        ties = [a for a, g in zip(legal, gains) if g == best]
+        return ties[int(self._rng.integers(len(ties)))]

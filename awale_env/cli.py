@@ -1,0 +1,221 @@
+"""The ``awale`` command: ``awale demo`` (a short self-play training, then an arena), ``awale play`` (a human
+against an agent in the terminal), ``awale arena`` (round robins with Elo) and ``awale train ppo|alphazero``.
+A typer app; each subcommand only parses its options and calls library code."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from awale_env.errors import IllegalMoveError
+from awale_env.notation import format_move
+from awale_env.rules import DEFAULT_MAX_PLIES, State, board_diagram
+
+app = typer.Typer(
+    help="Two-colour 16-hole Awale: train agents, play against them, run tournaments.", no_args_is_help=True
+)
+train_app = typer.Typer(help="Train an agent (every hyper-parameter is an option: awale train ppo --help).")
+app.add_typer(train_app, name="train")
+
+# The trainers parse their own options (tyro, from their dataclass of hyper-parameters, --help included).
+PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
+
+PROMPT = "your move (e.g. 14B, undo, quit): "
+
+
+def _fail(message: str) -> None:
+    """A one-line error on stderr and exit code 2 (bad usage), no traceback."""
+    typer.echo("error: " + " ".join(line.strip() for line in message.splitlines()), err=True)
+    raise typer.Exit(2)
+
+
+def _build(spec: str, seed: int | None = None) -> Any:
+    from agents import AgentSpecError, make
+
+    try:
+        return make(spec) if seed is None else make(spec, seed=seed)
+    except AgentSpecError as error:
+        _fail(str(error))
+
+
+def play_terminal(
+    agent: Any,
+    human_seat: int,
+    max_plies: int | None,
+    echo: Callable[[str], Any] = typer.echo,
+    read: Callable[[str], str] = input,
+) -> State:
+    """Play a game between a human (reading moves with ``read``) and ``agent`` (an :class:`agents.Agent`); return
+    the final State.
+
+    ``undo`` takes back the human's last move and the agent's reply; ``quit`` or end of input stops the game.
+    """
+    state = State.initial(max_plies=max_plies)
+    history: list[State] = []
+    last = None
+    echo(board_diagram(state))
+    while not state.is_terminal:
+        if state.to_move != human_seat:
+            last = agent.act(state)
+            state = state.play(last)
+            echo(f"{agent.name} plays {format_move(last)}")
+            echo(board_diagram(state, last))
+            continue
+        try:
+            text = read(PROMPT).strip()
+        except EOFError:
+            echo("\nend of input: game abandoned")
+            return state
+        if text.lower() in ("quit", "q", "exit"):
+            echo("game abandoned")
+            return state
+        if text.lower() == "undo":
+            if not history:
+                echo("nothing to undo")
+                continue
+            state, last = history.pop(), None
+            echo(board_diagram(state))
+            continue
+        try:
+            action = state.to_action(text)
+        except IllegalMoveError as error:
+            echo(str(error))
+            continue
+        history.append(state)
+        state = state.play(action)
+        last = action
+        echo(board_diagram(state, last))
+    winner = state.winner
+    echo("draw" if winner is None else ("you win" if winner == human_seat else f"{agent.name} wins"))
+    return state
+
+
+@app.command()
+def play(
+    opponent: Annotated[str, typer.Option(help="agent spec, e.g. alphabeta:depth=8 or mcts:time=2")] = "alphabeta",
+    seat: Annotated[str, typer.Option(help="your seat: 0 (odd holes, moves first), 1 or random")] = "0",
+    max_plies: Annotated[int, typer.Option(help="ply limit of the game (0 for none)")] = DEFAULT_MAX_PLIES,
+    seed: Annotated[int | None, typer.Option(help="seed of the opponent (and of --seat random)")] = None,
+) -> None:
+    """Play against an agent in the terminal."""
+    if seat not in ("0", "1", "random"):
+        _fail(f"--seat must be 0, 1 or random, got {seat!r}")
+    if max_plies < 0:
+        _fail(f"--max-plies must be >= 0 (0 for no limit), got {max_plies}")
+    agent = _build(opponent, seed)
+    human = random.Random(seed).randrange(2) if seat == "random" else int(seat)
+    typer.echo(f"you are player {human} ({'odd' if human == 0 else 'even'} holes, marked * for player 0)")
+    play_terminal(agent, human, max_plies or None)
+
+
+@app.command()
+def arena(
+    agents: Annotated[list[str], typer.Option("--agents", help="agent specs, at least 2: --agents a b c")],
+    games: Annotated[int, typer.Option(help="games per pair of agents (even: each opening from both seats)")] = 20,
+    seed: Annotated[int, typer.Option(help="tournament seed (openings and agent seeds)")] = 0,
+    workers: Annotated[int, typer.Option(help="parallel processes")] = 1,
+    opening_plies: Annotated[int, typer.Option(help="random plies opening each mirrored pair of games")] = 4,
+    max_plies: Annotated[int, typer.Option(help="ply limit of each game (0 for none)")] = DEFAULT_MAX_PLIES,
+    out: Annotated[Path | None, typer.Option(help="write results.json, standings.csv, games.csv, elo.png")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the table as JSON on the last line")] = False,
+    progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
+) -> None:
+    """Round robin between agents: a win/draw/loss table and Elo ratings with 95 % confidence intervals."""
+    from training.arena import format_table, round_robin, write_results
+
+    for spec in agents:
+        _build(spec)
+    if workers < 1:
+        _fail(f"--workers must be >= 1, got {workers}")
+    try:
+        result = round_robin(agents, games, seed, workers, opening_plies, max_plies or None, progress)
+    except ValueError as error:
+        _fail(str(error))
+    typer.echo(format_table(result))
+    if out is not None:
+        for path in write_results(result, out):
+            typer.echo(f"wrote {path}")
+    if as_json:
+        typer.echo(json.dumps(result.table()))
+
+
+@train_app.command("ppo", context_settings=PASS_THROUGH, add_help_option=False)
+def train_ppo(ctx: typer.Context) -> None:
+    """Self-play MaskablePPO against a pool of opponents (training/ppo_selfplay.py)."""
+    from training import ppo_selfplay
+
+    ppo_selfplay.main(ctx.args)
+
+
+@train_app.command("alphazero", context_settings=PASS_THROUGH, add_help_option=False)
+def train_alphazero(ctx: typer.Context) -> None:
+    """AlphaZero: batched PUCT self-play, training, gating (training/alphazero.py)."""
+    from training import alphazero
+
+    alphazero.main(ctx.args)
+
+
+DEMO_OPPONENTS = ("random", "greedy", "alphabeta:depth=2", "ppo:pretrained")
+
+
+@app.command()
+def demo(
+    steps: Annotated[int, typer.Option(help="learner moves of self-play PPO")] = 200_000,
+    games: Annotated[int, typer.Option(help="arena games per pair of agents (even)")] = 20,
+    run_dir: Annotated[Path | None, typer.Option(help="where the run goes (default: runs/demo-<date-time>)")] = None,
+    workers: Annotated[int, typer.Option(help="parallel arena processes")] = 2,
+    seed: Annotated[int, typer.Option(help="seed of the training and of the arena")] = 1,
+) -> None:
+    """The main job: a short self-play PPO run, then an arena of the trained agent against the search agents and
+    the shipped PPO agent, printing the Elo table and writing a chart."""
+    import time
+
+    from training import ppo_selfplay
+    from training.arena import format_table, round_robin, write_results
+
+    if steps < 1 or workers < 1 or games < 2 or games % 2:
+        _fail(f"need --steps >= 1, --workers >= 1 and an even --games >= 2, got {steps}, {workers}, {games}")
+    run_dir = run_dir or Path("runs") / time.strftime("demo-%Y%m%d-%H%M%S")
+    typer.echo(f"1/2 self-play PPO for {steps:,} moves into {run_dir}")
+    args = ppo_selfplay.Args(
+        run_dir=str(run_dir), seed=seed, total_timesteps=steps, eval_every=steps, eval_games=20, checkpoint_every=steps
+    )
+    try:
+        checkpoint = ppo_selfplay.train(args)
+    except (ValueError, FileExistsError) as error:
+        _fail(str(error))
+    trained = f"ppo:path={checkpoint}"
+    typer.echo(f"2/2 arena: {games} games per pair, {workers} workers")
+    result = round_robin([trained, *DEMO_OPPONENTS], games, seed, workers)
+    typer.echo(format_table(result))
+    paths = write_results(result, run_dir / "arena")
+    typer.echo(f"wrote {', '.join(map(str, paths))}; learning curves: python -m training.plots {run_dir}")
+
+
+# Options that take several values after one flag (``--agents a b c``), which click cannot parse by itself.
+LIST_OPTIONS = ("--agents",)
+
+
+def expand_list_options(args: list[str]) -> list[str]:
+    """Rewrite ``--agents a b c`` as ``--agents a --agents b --agents c`` (values run up to the next ``-`` word)."""
+    expanded, current = [], None
+    for arg in args:
+        if arg.startswith("-"):
+            current = arg if arg in LIST_OPTIONS else None
+            expanded.append(arg)
+        elif current is not None and expanded[-1] != current:
+            expanded += [current, arg]
+        else:
+            expanded.append(arg)
+    return expanded
+
+
+def main() -> None:
+    """Entry point of the ``awale`` console script."""
+    app(args=expand_list_options(sys.argv[1:]), prog_name="awale")

@@ -1,0 +1,68 @@
+"""Search speed from the initial position on one core: alpha-beta nodes/s and depth reached in 1 s, MCTS
+simulations/s.
+
+Each search has 1 s; each figure is the median of ``--repeats`` runs after a warm-up (compilation or cache load).
+Every run starts with an empty table / tree; the time of a depth-10 search is also reported (target: under 1 s).
+Usage: python benchmarks/bench_agents.py [--repeats N] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+
+from agents.alphabeta import AlphaBetaAgent
+from agents.mcts import MCTSAgent
+from awale_env import State
+
+
+def alphabeta_run(seconds: float, seed: int) -> tuple[float, int]:
+    """(nodes/s, depth completed) of one timed search."""
+    agent = AlphaBetaAgent(time=seconds, seed=seed)
+    agent.act(State.initial())
+    stats = agent.last_search
+    return stats["nodes"] / stats["seconds"], int(stats["depth"])
+
+
+def alphabeta_depth_time(depth: int, seed: int) -> float:
+    agent = AlphaBetaAgent(depth=depth, seed=seed)
+    agent.act(State.initial())
+    return agent.last_search["seconds"]
+
+
+def mcts_rate(seconds: float, seed: int) -> float:
+    """Simulations/s of one timed MCTS search."""
+    agent = MCTSAgent(time=seconds, seed=seed)
+    agent.act(State.initial())
+    return agent.last_search["simulations"] / agent.last_search["seconds"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--json", action="store_true", help="print one JSON object on the last line")
+    args = parser.parse_args()
+
+    alphabeta_run(0.05, 0)  # warm-up: compile or load the cache
+    mcts_rate(0.05, 0)
+    runs = [alphabeta_run(1.0, seed) for seed in range(args.repeats)]
+    depth10 = [alphabeta_depth_time(10, seed) for seed in range(args.repeats)]
+    mcts = [mcts_rate(1.0, seed) for seed in range(args.repeats)]
+    result = {
+        "alphabeta_nodes_per_s": statistics.median(r for r, _ in runs),
+        "alphabeta_depth_in_1s": statistics.median(d for _, d in runs),
+        "alphabeta_depth10_seconds": statistics.median(depth10),
+        "mcts_simulations_per_s": statistics.median(mcts),
+        "repeats": args.repeats,
+        "cpus": os.cpu_count(),
+    }
+    for key, value in result.items():
+        print(f"{key}: {value:,.0f}" if isinstance(value, float) and value > 100 else f"{key}: {value}")
+    if args.json:
+        print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

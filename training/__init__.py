@@ -1,0 +1,1 @@
+"""Training and evaluation: the arena (round robins, Elo) and, later, the trainers."""
