@@ -1,0 +1,291 @@
+"""Self-play PPO: the learner's view of the env, a tiny run end to end (train, evaluate, checkpoint, resume, play),
+and the checkpoint checks of the PPO agent."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+import agents  # noqa: E402
+from agents.ppo import (  # noqa: E402
+    FEATURE_SETS,
+    PRETRAINED_PATH,
+    CheckpointError,
+    PolicyNet,
+    PPOAgent,
+    observe,
+    open_checkpoint,
+)
+from awale_env.core import awale16 as core  # noqa: E402
+from awale_env.gym_env import AwaleEnv  # noqa: E402
+from awale_env.rules import State  # noqa: E402
+from training import ppo_selfplay  # noqa: E402
+from training.ppo_selfplay import Args, LearnerView, train  # noqa: E402
+
+
+class RecordingOpponent:
+    """Plays random legal moves and records the states it was asked to move in."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.seen: list[State] = []
+
+    def act(self, state: State) -> int:
+        self.seen.append(state)
+        return int(self.rng.choice(state.legal_actions()))
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_learner_sees_only_its_own_view_and_rewards(seat):
+    opponent = RecordingOpponent(seed=seat)
+    env = LearnerView(AwaleEnv(opponent=opponent, learner_seat=seat), shaping=0.5, features="tactics")
+    assert env.observation_space.shape == (FEATURE_SETS["tactics"],)
+    observation, _ = env.reset(seed=3)
+    rng = np.random.default_rng(seat)
+    games = 0
+    while games < 5:
+        state = env.unwrapped.game
+        assert state.to_move == seat  # the learner is only ever asked to move in its own turn
+        assert env.observation_space.contains(observation)
+        np.testing.assert_array_equal(observation[: core.OBS_SIZE], state.observation_tensor(seat))
+        np.testing.assert_array_equal(observation, observe(state, seat, "tactics"))
+        mask = env.action_masks()
+        np.testing.assert_array_equal(mask, np.roll(state.legal_mask(), -2 * seat))
+        relative = int(rng.choice(np.flatnonzero(mask)))
+        absolute = int(core.absolute_action(relative, seat))
+        assert state.is_legal(absolute)
+        after_learner = state.play(absolute)
+        observation, reward, terminated, truncated, info = env.step(relative)
+        final = env.unwrapped.game
+        # the learner's move is the absolute action its relative action names
+        if after_learner.is_terminal:
+            assert final == after_learner
+        else:
+            assert opponent.seen[-1] == after_learner and opponent.seen[-1].to_move == 1 - seat
+        diff = (final.stores[seat] - state.stores[seat]) - (final.stores[1 - seat] - state.stores[1 - seat])
+        result = 0.0 if not terminated or final.winner is None else (1.0 if final.winner == seat else -1.0)
+        assert reward == pytest.approx(result + 0.5 * diff / core.TOTAL_SEEDS)
+        if terminated or truncated:
+            games += 1
+            observation, _ = env.reset()
+    assert all(s.to_move == 1 - seat for s in opponent.seen)
+
+
+def test_tactical_features_are_the_captures_of_each_move_and_of_the_best_reply():
+    rng = np.random.default_rng(5)
+    checked = 0
+    for _ in range(20):
+        state = State.initial(max_plies=60)
+        while not state.is_terminal:
+            player = state.to_move
+            features = observe(state, player, "tactics")[core.OBS_SIZE :]
+            expected = np.zeros(2 * core.NUM_ACTIONS)
+            for move in state.legal_actions():
+                r = int(core.relative_action(move, player))
+                after = state.play(move)
+                expected[r] = after.last_capture / 16
+                if not after.is_terminal:
+                    expected[core.NUM_ACTIONS + r] = max(after.play(b).last_capture for b in after.legal_actions()) / 16
+            np.testing.assert_allclose(features, expected, rtol=0, atol=1e-6)
+            checked += 1
+            state = state.play(int(rng.choice(state.legal_actions())))
+    assert checked > 300
+
+
+def find_losing_reply(seed: int) -> tuple[State, int, int]:
+    """A position, a move of the player to move, and the opponent's reply to it that ends the game, won by the
+    opponent (found by random play)."""
+    rng = np.random.default_rng(seed)
+    while True:
+        state = State.initial()
+        while not state.is_terminal:
+            for move in state.legal_actions():
+                after = state.play(move)
+                if after.is_terminal:
+                    continue
+                for reply in after.legal_actions():
+                    end = after.play(reply)
+                    if end.is_terminal and end.winner == after.to_move:
+                        return state, move, reply
+            state = state.play(int(rng.choice(state.legal_actions())))
+
+
+def test_a_game_lost_on_the_opponents_move_reaches_the_learner():
+    position, move, reply = find_losing_reply(seed=0)
+    seat = position.to_move
+    target = position.play(move)
+
+    def opponent(state: State) -> int:
+        return reply if state == target else state.legal_actions()[0]
+
+    env = LearnerView(AwaleEnv(opponent=opponent, learner_seat=seat), shaping=0.0)
+    env.reset(seed=0)
+    env.unwrapped.game = position  # start from the found position
+    _, reward, terminated, _, info = env.step(int(core.relative_action(move, seat)))
+    assert terminated and info["winner"] == 1 - seat
+    assert reward == -1.0
+
+
+def tiny_args(run_dir: Path, **changes) -> Args:
+    base = dict(
+        run_dir=str(run_dir),
+        total_timesteps=1024,
+        n_envs=2,
+        n_steps=64,
+        batch_size=64,
+        n_epochs=2,
+        net_arch=(16,),
+        snapshot_every=2,
+        pool_size=3,
+        eval_every=512,
+        eval_games=4,
+        eval_opponents=("random", "greedy"),
+        checkpoint_every=512,
+        keep_checkpoints=2,
+        progress=False,
+    )
+    return Args(**{**base, **changes})
+
+
+def read_rows(run_dir: Path) -> list[dict]:
+    with (run_dir / "eval.csv").open() as file:
+        return list(csv.DictReader(file))
+
+
+def config_of(path: Path) -> dict:
+    with zipfile.ZipFile(path) as archive:
+        return json.loads(archive.read("config.json"))
+
+
+def test_tiny_run_trains_evaluates_checkpoints_resumes_and_plays(tmp_path):
+    # uninterrupted: 2048 moves; interrupted: 1024 moves (its last checkpoint), then resumed to 2048
+    whole = train(tiny_args(tmp_path / "whole", total_timesteps=2048))
+    half = train(tiny_args(tmp_path / "parts"))
+    assert config_of(half)["num_timesteps"] == 1024
+    half_bytes, half_eval = half.read_bytes(), (tmp_path / "parts" / "eval.csv").read_bytes()
+    with (tmp_path / "parts" / "eval.csv").open("a") as file:  # as if killed after evaluating past its checkpoint
+        file.write("1536,9.9,random,4,4,0,0,1.0\n")
+    resumed = train(tiny_args(tmp_path / "ignored", resume=str(tmp_path / "parts"), total_timesteps=2048))
+    assert resumed == tmp_path / "parts" / "checkpoints" / "last.zip"
+
+    # the same schedule of evaluations, snapshots, updates and learning rate as the uninterrupted run
+    rows_whole, rows_parts = read_rows(tmp_path / "whole"), read_rows(tmp_path / "parts")
+    assert [(r["steps"], r["opponent"]) for r in rows_whole] == [(r["steps"], r["opponent"]) for r in rows_parts]
+    assert {r["opponent"] for r in rows_whole} == {"random", "greedy"}
+    assert all(int(r["games"]) == 4 and 0 <= float(r["win_rate"]) <= 1 for r in rows_whole)
+    a, b = config_of(whole), config_of(resumed)
+    assert a["num_timesteps"] == b["num_timesteps"] == 2048
+    assert a["trainer"]["updates"] == b["trainer"]["updates"] == 16
+    with open_checkpoint(whole) as x, open_checkpoint(resumed) as y:
+        assert x.read("pool/index.json") == y.read("pool/index.json") == b"[1536, 1792, 2048]"
+    assert len(list((tmp_path / "parts" / "checkpoints").glob("step_*.zip"))) == 2
+    assert (tmp_path / "parts" / "tb").is_dir()
+
+    # resuming is deterministic: the same checkpoint resumed twice gives the same network
+    again = tmp_path / "again"
+    (again / "checkpoints").mkdir(parents=True)
+    half_copy = again / "checkpoints" / "last.zip"
+    half_copy.write_bytes(half_bytes)
+    (again / "eval.csv").write_bytes(half_eval)
+    train(tiny_args(again, resume=str(again), total_timesteps=2048))
+    net_a, net_b = PPOAgent.load(resumed).net, PPOAgent.load(half_copy).net
+    for w, v in zip(net_a.weights, net_b.weights):
+        np.testing.assert_array_equal(w, v)
+
+    # the numpy policy of the checkpoint is exactly SB3's policy
+    from sb3_contrib import MaskablePPO
+
+    with open_checkpoint(resumed) as archive:
+        model = MaskablePPO.load(io.BytesIO(archive.read("model.zip")), device="cpu")
+    net = PolicyNet.from_sb3(model.policy, "tanh", "tactics")
+    rng = np.random.default_rng(0)
+    observations = rng.random((50, FEATURE_SETS["tactics"]), dtype=np.float32)
+    masks = rng.random((50, core.NUM_ACTIONS)) < 0.4
+    masks[:, 0] = True
+    expected, _ = model.predict(observations, action_masks=masks, deterministic=True)
+    got = [net.relative_action(o, m, None) for o, m in zip(observations, masks)]
+    assert got == expected.tolist()
+
+    truncated = tmp_path / "truncated.zip"
+    truncated.write_bytes(resumed.read_bytes()[:-100])
+    with pytest.raises(CheckpointError, match="truncated or corrupted"):
+        PPOAgent.load(truncated)
+
+    # the checkpoint plays a legal game as an agent from its spec string
+    agent = agents.make(f"ppo:path={resumed}")
+    opponent = agents.make("random", seed=0)
+    state = State.initial()
+    while not state.is_terminal:
+        mover = agent if state.to_move == 0 else opponent
+        state = state.play(mover.act(state))  # play() raises on an illegal move
+    assert state.ply > 0
+
+
+def test_a_new_run_refuses_an_existing_run_dir(tmp_path):
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "last.zip").write_bytes(b"")
+    with pytest.raises(FileExistsError, match="--resume"):
+        train(tiny_args(tmp_path))
+
+
+def test_bad_options_are_refused_before_training(tmp_path):
+    with pytest.raises(ValueError, match="--n-envs"):
+        train(tiny_args(tmp_path, n_envs=0))
+    with pytest.raises(ValueError, match="activation"):
+        train(tiny_args(tmp_path, activation="sigmoid"))
+    with pytest.raises(ValueError, match="unknown agent"):
+        train(tiny_args(tmp_path, eval_opponents=("nobody",)))
+    with pytest.raises(FileNotFoundError, match="no checkpoint"):
+        train(tiny_args(tmp_path, resume=str(tmp_path / "missing")))
+    assert not (tmp_path / "eval.csv").exists()
+
+
+def test_cli_reports_errors_in_one_line(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        ppo_selfplay.main(["--resume", str(tmp_path / "missing")])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: no checkpoint") and err.count("\n") == 1
+
+
+def test_loading_checks_the_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match="not found"):
+        PPOAgent.load(tmp_path / "missing.zip")
+    with pytest.raises(CheckpointError, match="directory"):
+        PPOAgent.load(tmp_path)
+    text = tmp_path / "notes.zip"
+    text.write_text("not a zip at all")
+    with pytest.raises(CheckpointError, match="not a readable zip"):
+        PPOAgent.load(text)
+    foreign = tmp_path / "foreign.zip"
+    with zipfile.ZipFile(foreign, "w") as archive:
+        archive.writestr("data", "{}")
+        archive.writestr("policy.pth", b"\0" * 10)
+    with pytest.raises(CheckpointError, match="not a PPO checkpoint of awale_env"):
+        PPOAgent.load(foreign)
+    with pytest.raises(agents.AgentSpecError, match="needs a checkpoint"):
+        agents.make("ppo")
+
+
+@pytest.mark.skipif(not PRETRAINED_PATH.exists(), reason="no shipped checkpoint")
+def test_pretrained_checkpoint_truncated_is_refused_and_whole_beats_greedy(tmp_path):
+    truncated = tmp_path / "truncated.zip"
+    data = PRETRAINED_PATH.read_bytes()
+    truncated.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="truncated or corrupted"):
+        PPOAgent.load(truncated)
+    agent = agents.make("ppo:pretrained")
+    opponent = agents.make("greedy", seed=1)
+    for seat in (0, 1):  # the shipped agent beat greedy 200-0 over the arena's 200 games
+        state = State.initial()
+        while not state.is_terminal:
+            state = state.play((agent if state.to_move == seat else opponent).act(state))
+        assert state.winner == seat
