@@ -1,0 +1,104 @@
+"""The AlphaZero agent: PUCT search guided by a trained network, for the arena and ``awale play``."""
+
+from __future__ import annotations
+
+import time as clock
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from agents.alphazero.mcts import BatchedSearch, SearchConfig
+from agents.alphazero.network import AwaleNet, load_network, make_evaluator
+from agents.base import check_positive, check_seed
+from awale_env.core import awale16 as core
+from awale_env.rules import State
+
+DEFAULT_SIMULATIONS = 800
+DEFAULT_LEAVES = 8
+MAX_TIMED_SIMULATIONS = 50_000
+
+
+def pretrained_path() -> Path:
+    """The network shipped in the package (``agents/alphazero/pretrained/awale16.pt``)."""
+    return Path(str(resources.files("agents.alphazero") / "pretrained" / "awale16.pt"))
+
+
+class AlphaZeroAgent:
+    """Plays the most visited move of a PUCT search guided by a network (no noise, so it is deterministic).
+
+    The network comes from ``net``, a checkpoint ``path``, or the shipped one (``pretrained``, the default).
+    ``simulations`` bounds the search (default 800); ``time`` (seconds per move) stops it when the time is up
+    (with both, whichever comes first). ``leaves`` leaves are evaluated per network call, spread by virtual loss:
+    a small batch costs the network little more than one position. Small batches run fastest on one thread, so
+    the agent sets torch to ``threads`` threads (None leaves torch's setting alone).
+    """
+
+    def __init__(
+        self,
+        path: str | None = None,
+        pretrained: bool = False,
+        simulations: int | None = None,
+        time: float | None = None,
+        c_puct: float = SearchConfig.c_puct,
+        leaves: int = DEFAULT_LEAVES,
+        seed: int | None = None,
+        net: AwaleNet | None = None,
+        threads: int | None = 1,
+    ) -> None:
+        check_positive("simulations", simulations)
+        check_positive("time", time, float)
+        check_positive("leaves", leaves)
+        check_seed(seed)
+        if sum((path is not None, bool(pretrained), net is not None)) > 1:
+            raise ValueError("give one of path, pretrained or net")
+        if net is None:
+            net = load_network(pretrained_path() if path is None else path)
+        if threads is not None:
+            torch.set_num_threads(threads)
+        if simulations is None:
+            simulations = MAX_TIMED_SIMULATIONS if time is not None else DEFAULT_SIMULATIONS
+        self.config = SearchConfig(simulations=simulations, c_puct=c_puct)
+        self.time = time
+        self.net = net.eval()
+        self.evaluate = make_evaluator(self.net)
+        self.search = BatchedSearch(1, self.config, leaves_per_game=leaves)
+        self.name = "alphazero" + (f":path={path}" if path else ":pretrained" if net is None or pretrained else "")
+        self.last_simulations = 0
+        self.last_value = 0.0
+
+    @classmethod
+    def load(cls, path: str | Path = "pretrained", **kwargs) -> AlphaZeroAgent:
+        """An agent with the network of checkpoint ``path`` (``"pretrained"``: the shipped one)."""
+        return cls(**kwargs) if str(path) == "pretrained" else cls(path=str(path), **kwargs)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Nothing to forget: the tree is rebuilt at every move and the search has no randomness."""
+
+    def policy(self, state: State) -> np.ndarray:
+        """Visit counts of the search from ``state`` per action (32,)."""
+        if state.is_terminal:
+            raise ValueError("the game is over: there is no move to choose")
+        deadline = None if self.time is None else clock.perf_counter() + self.time
+        evaluations = self.search.evaluations
+        counts, values = self.search.run(
+            np.array(state.seeds, dtype=core.SEED_DTYPE)[None],
+            np.array(state.stores, dtype=core.STORE_DTYPE)[None],
+            np.array([state.to_move], dtype=np.int64),
+            np.array([state.ply], dtype=np.int64),
+            np.array([state.max_plies or core.NO_LIMIT], dtype=np.int64),
+            np.ones(1, dtype=np.bool_),
+            self.evaluate,
+            deadline=deadline,
+        )
+        self.last_simulations = self.search.evaluations - evaluations
+        self.last_value = float(values[0])
+        return counts[0]
+
+    def act(self, state: State) -> int:
+        counts = self.policy(state)
+        if counts.sum() == 0:  # the deadline came before any child was visited: follow the prior
+            legal = state.legal_actions()
+            return legal[int(np.argmax(self.search.prior[0, 1 : 1 + len(legal)]))]
+        return int(np.argmax(counts))

@@ -1,0 +1,305 @@
+"""AlphaZero: batched search, symmetry, checkpoints, the agent and a tiny end-to-end training run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+torch.set_num_threads(1)  # small batches: more threads only contend (the machine is shared)
+
+from agents.alphazero.mcts import BatchedSearch, SearchConfig, uniform_evaluator  # noqa: E402
+from agents.alphazero.network import (  # noqa: E402
+    NUM_ROTATIONS,
+    AwaleNet,
+    CheckpointError,
+    NetworkConfig,
+    load_network,
+    make_evaluator,
+    rotate_samples,
+    save_checkpoint,
+)
+from agents.alphazero.selfplay import ABSOLUTE_OF_RELATIVE, SelfPlay, play_match  # noqa: E402
+from awale_env import State  # noqa: E402
+from awale_env.core import awale16 as core  # noqa: E402
+
+TINY = NetworkConfig(channels=8, blocks=1, value_hidden=8)
+
+
+def search_states(states, evaluate, simulations, noise_seeds=None, leaves=1):
+    """Visit counts and root values of a batched search over ``states``."""
+    search = BatchedSearch(len(states), SearchConfig(simulations=simulations), leaves_per_game=leaves)
+    rngs = None if noise_seeds is None else [np.random.default_rng(s) for s in noise_seeds]
+    return search.run(
+        np.stack([np.array(s.seeds) for s in states]),
+        np.array([s.stores for s in states], dtype=core.STORE_DTYPE),
+        np.array([s.to_move for s in states]),
+        np.array([s.ply for s in states]),
+        np.array([s.max_plies or 0 for s in states]),
+        np.ones(len(states), dtype=bool),
+        evaluate,
+        noise_rngs=rngs,
+    )
+
+
+def random_states(count, seed, plies=(0, 40)):
+    rng = np.random.default_rng(seed)
+    states = []
+    while len(states) < count:
+        state = State.initial()
+        for _ in range(rng.integers(*plies)):
+            if state.is_terminal:
+                break
+            state = state.play(int(rng.choice(state.legal_actions())))
+        if not state.is_terminal:
+            states.append(state)
+    return states
+
+
+def hashed_evaluator(obs):
+    """A deterministic evaluator whose rows do not depend on the rest of the batch (unlike BLAS kernels)."""
+    logits = np.sin(obs[:, :32] * 37.0 + np.arange(32) * 0.7).astype(np.float32)
+    values = np.tanh(np.sin(obs.sum(axis=1) * 11.0)).astype(np.float32)
+    return logits, values
+
+
+# --- search --------------------------------------------------------------------------------------------------------
+
+
+def starving_win() -> State:
+    """Example 6 of the rules: player 0 wins at once with 15R; 1R and 3R lose nothing but win nothing either."""
+    red, blue = [0] * 16, [0] * 16
+    red[0], red[2], red[14], blue[15] = 4, 4, 1, 2
+    return State.from_position(red, blue, (28, 25), to_move=0)
+
+
+def test_uniform_search_finds_an_immediate_win():
+    counts, values = search_states([starving_win()], uniform_evaluator, 200)
+    assert int(np.argmax(counts[0])) == starving_win().to_action("15R")
+    assert counts[0].sum() == 200
+    assert values[0] > 0.8
+
+
+def solve(state: State, depth: int) -> float:
+    """Exact value for the player to move when the game ends within ``depth`` plies, else 0 (negamax)."""
+    if state.is_terminal:
+        return float(state.returns()[state.to_move])
+    if depth == 0:
+        return 0.0
+    return max(-solve(state.play(a), depth - 1) for a in state.legal_actions())
+
+
+def test_uniform_search_finds_a_forced_win_in_three_plies():
+    """No move wins at once; only 7R wins by force (whatever player 1 replies, player 0 then wins), and every
+    other move loses or draws within five plies (checked by the full-width solve)."""
+    red = [0, 0, 0, 0, 1, 0, 1, 1, 0, 0, 1, 0, 0, 0, 2, 1]
+    blue = [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1]
+    state = State.from_position(red, blue, (26, 28), to_move=0)
+    exact = {a: -solve(state.play(a), 4) for a in state.legal_actions()}
+    assert [a for a, v in exact.items() if v == 1.0] == [state.to_action("7R")]
+    assert all(-solve(state.play(a), 0) < 1.0 for a in state.legal_actions())
+    counts, values = search_states([state], uniform_evaluator, 3000)
+    assert int(np.argmax(counts[0])) == state.to_action("7R")
+    assert values[0] > 0.5
+
+
+def test_batched_search_matches_one_game_searches():
+    states = random_states(6, seed=1)
+    seeds = [[7, g] for g in range(len(states))]
+    batched, batched_values = search_states(states, hashed_evaluator, 60, noise_seeds=seeds)
+    for g, state in enumerate(states):
+        single, single_values = search_states([state], hashed_evaluator, 60, noise_seeds=[seeds[g]])
+        np.testing.assert_array_equal(batched[g], single[0])
+        assert batched_values[g] == pytest.approx(single_values[0])
+
+
+def test_search_only_visits_legal_moves_and_counts_its_simulations():
+    states = random_states(5, seed=2)
+    for leaves in (1, 8):
+        counts, _ = search_states(states, make_evaluator(AwaleNet(TINY)), 50, leaves=leaves)
+        for state, row in zip(states, counts):
+            assert row.sum() == 50
+            assert not row[~state.legal_mask()].any()
+
+
+def test_virtual_loss_search_still_finds_the_win():
+    counts, _ = search_states([starving_win()], uniform_evaluator, 200, leaves=8)
+    assert int(np.argmax(counts[0])) == starving_win().to_action("15R")
+
+
+# --- symmetry ------------------------------------------------------------------------------------------------------
+
+
+def rotate_state(state: State, shift: int) -> State:
+    """The position with every hole moved ``2 * shift`` holes on (same owner, same player to move)."""
+    red = np.roll(np.array(state.red), 2 * shift)
+    blue = np.roll(np.array(state.blue), 2 * shift)
+    return State.from_position(red.tolist(), blue.tolist(), state.stores, state.to_move, state.ply, state.max_plies)
+
+
+@pytest.mark.parametrize("shift", range(NUM_ROTATIONS))
+def test_rotation_maps_observations_and_policies_consistently(shift):
+    for state in random_states(10, seed=shift):
+        rotated = rotate_state(state, shift)
+        obs = state.observation_tensor()[None]
+        # a policy that marks each legal move by its own index, in relative actions
+        policy = np.zeros((1, 32), np.float32)
+        for a in state.legal_actions():
+            policy[0, core.relative_action(a, state.to_move)] = a + 1
+        new_obs, new_policy = rotate_samples(obs, policy, np.array([shift]))
+        np.testing.assert_array_equal(new_obs[0], rotated.observation_tensor())
+        for r in np.flatnonzero(policy[0]):
+            a = int(policy[0, r]) - 1
+            moved = core.absolute_action(int(np.flatnonzero(new_policy[0] == a + 1)[0]), state.to_move)
+            assert moved == (a + 4 * shift) % 32
+            # the rules commute with the rotation: playing the moved action in the rotated position gives the
+            # rotated successor
+            assert rotated.play(moved) == rotate_state(state.play(a), shift)
+
+
+def test_network_is_equivariant_under_rotations():
+    net = AwaleNet(NetworkConfig(channels=8, blocks=2, value_hidden=8)).eval()
+    obs = np.stack([s.observation_tensor() for s in random_states(8, seed=3)])
+    with torch.inference_mode():
+        logits, values = net(torch.from_numpy(obs))
+        for shift in range(NUM_ROTATIONS):
+            shifts = np.full(len(obs), shift)
+            rotated_obs, rotated_logits = rotate_samples(obs, logits.numpy(), shifts)
+            new_logits, new_values = net(torch.from_numpy(rotated_obs))
+            np.testing.assert_allclose(new_logits.numpy(), rotated_logits, atol=1e-5)
+            np.testing.assert_allclose(new_values.numpy(), values.numpy(), atol=1e-5)
+
+
+def test_evaluator_matches_the_network():
+    """The evaluator's folded batch norms give the network's outputs, after some training moved the statistics."""
+    net = AwaleNet(NetworkConfig(channels=8, blocks=2, value_hidden=8))
+    obs = np.stack([s.observation_tensor() for s in random_states(16, seed=5)])
+    net.train()
+    net(torch.from_numpy(obs))  # update the running statistics away from their initial values
+    net.eval()
+    with torch.inference_mode():
+        logits, values = net(torch.from_numpy(obs))
+    got_logits, got_values = make_evaluator(net)(obs)
+    np.testing.assert_allclose(got_logits, logits.numpy(), atol=1e-5)
+    np.testing.assert_allclose(got_values, values.numpy(), atol=1e-5)
+
+
+def test_rotate_samples_rejects_bad_shapes():
+    with pytest.raises(ValueError, match="shifts"):
+        rotate_samples(np.zeros((2, 35)), np.zeros((2, 32)), np.array([0, 8]))
+    with pytest.raises(ValueError, match="expected obs"):
+        rotate_samples(np.zeros((2, 34)), np.zeros((2, 32)), np.array([0, 1]))
+
+
+# --- self-play and matches -----------------------------------------------------------------------------------------
+
+
+def test_self_play_samples_are_consistent():
+    games = SelfPlay(4, SearchConfig(simulations=8), temperature_moves=4, max_plies=60, seed=0)
+    evaluate = make_evaluator(AwaleNet(TINY))
+    samples = [games.step(evaluate) for _ in range(61)]
+    assert games.games_finished >= 4
+    total = sum(len(s) for s in samples)
+    assert total == games.plies_finished
+    for part in samples:
+        if len(part):
+            np.testing.assert_allclose(part.policy.sum(axis=1), 1.0, rtol=1e-5)
+            assert set(np.unique(part.value)) <= {-1.0, 0.0, 1.0}
+            assert part.obs.shape == (len(part), 35)
+    assert ABSOLUTE_OF_RELATIVE[1, 0] == 2
+
+
+def test_match_between_identical_players_is_balanced():
+    evaluate = make_evaluator(AwaleNet(TINY))
+    wins, draws, losses = play_match(evaluate, evaluate, 8, SearchConfig(simulations=8), 100, seed=0)
+    assert wins + draws + losses == 8
+    assert wins == losses  # each opening is played from both seats by the same deterministic player
+
+
+# --- checkpoints and the agent -------------------------------------------------------------------------------------
+
+
+def test_checkpoint_round_trip(tmp_path):
+    net = AwaleNet(TINY)
+    save_checkpoint(tmp_path / "net.pt", net, generation=3)
+    loaded = load_network(tmp_path / "net.pt")
+    for key, value in net.state_dict().items():
+        torch.testing.assert_close(loaded.state_dict()[key], value)
+
+
+def test_corrupt_checkpoints_give_clear_errors(tmp_path):
+    path = tmp_path / "net.pt"
+    save_checkpoint(path, AwaleNet(TINY))
+    data = path.read_bytes()
+    with pytest.raises(CheckpointError, match="does not exist"):
+        load_network(tmp_path / "missing.pt")
+    (tmp_path / "truncated.pt").write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="truncated, corrupt or not a torch file"):
+        load_network(tmp_path / "truncated.pt")
+    (tmp_path / "text.pt").write_text("hello")
+    with pytest.raises(CheckpointError, match="not a readable"):
+        load_network(tmp_path / "text.pt")
+    torch.save({"weights": torch.zeros(3)}, tmp_path / "foreign.pt")
+    with pytest.raises(CheckpointError, match="not an 'awale_env.alphazero/1' checkpoint"):
+        load_network(tmp_path / "foreign.pt")
+    torch.save({"code": np.random.default_rng(0)}, tmp_path / "pickle.pt")  # would need code to unpickle
+    with pytest.raises(CheckpointError, match="not a readable"):
+        load_network(tmp_path / "pickle.pt")
+    payload = torch.load(path, weights_only=True)
+    payload["network"]["channels"] = 16
+    torch.save(payload, tmp_path / "mismatch.pt")
+    with pytest.raises(CheckpointError, match="does not match"):
+        load_network(tmp_path / "mismatch.pt")
+
+
+def test_agent_plays_legal_moves_within_its_budget(tmp_path):
+    from agents import make
+    from agents.alphazero import AlphaZeroAgent
+
+    save_checkpoint(tmp_path / "net.pt", AwaleNet(TINY))
+    agent = make(f"alphazero:path={tmp_path / 'net.pt'},simulations=20")
+    state = State.initial()
+    for _ in range(6):
+        state = state.play(agent.act(state))
+    assert agent.last_simulations == 21  # the root's evaluation + 20 simulations
+    timed = AlphaZeroAgent.load(tmp_path / "net.pt", time=0.05)
+    import time
+
+    start = time.perf_counter()
+    assert state.is_legal(timed.act(state))
+    assert time.perf_counter() - start < 1.0
+    with pytest.raises(ValueError, match="game is over"):
+        timed.act(State.from_position([0] * 16, [0] * 16, (33, 31), 0))
+    with pytest.raises(ValueError, match="does not exist"):
+        make("alphazero:path=/nonexistent/net.pt")
+
+
+def test_search_gives_the_same_counts_without_numba():
+    """The compiled passes and their pure Python fallback (NUMBA_DISABLE_JIT=1) search identically."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import json, numpy as np; import tests.test_alphazero as t; "
+        "c, v = t.search_states(t.random_states(3, seed=4), t.hashed_evaluator, 30, noise_seeds=[[1, g] for g in "
+        "range(3)], leaves=4); print(json.dumps(c.tolist()))"
+    )
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    counts, _ = search_states(random_states(3, seed=4), hashed_evaluator, 30, noise_seeds=[[1, g] for g in range(3)],
+                              leaves=4)  # fmt: skip
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == counts.tolist()
+
+
+def test_the_shipped_network_loads_and_plays():
+    from agents import AlphaZeroAgent, make
+    from agents.alphazero import pretrained_path
+
+    assert pretrained_path().stat().st_size < 4_000_000
+    agent = make("alphazero:pretrained,simulations=16")
+    assert agent.name == "alphazero:pretrained"
+    state = State.initial()
+    assert state.is_legal(agent.act(state))
+    assert AlphaZeroAgent.load(simulations=16).act(state) == agent.act(state)
