@@ -198,6 +198,35 @@ def demo(
     typer.echo(f"wrote {', '.join(map(str, paths))}; learning curves: python -m training.plots {run_dir}")
 
 
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="address to listen on (loopback by default: the page has no login)")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[int, typer.Option(help="TCP port")] = 8000,
+    max_games: Annotated[int, typer.Option(help="live games kept; a new one evicts the longest idle")] = 16,
+    max_think: Annotated[float, typer.Option(help="seconds an agent may think per move (larger time= refused)")] = 5.0,
+    preset: Annotated[
+        list[str] | None, typer.Option(help="extra opponent spec offered on the page, may use path= (repeatable)")
+    ] = None,
+    workers: Annotated[int, typer.Option(help="processes running the agents")] = 1,
+) -> None:
+    """A local web page to play against any agent, at http://HOST:PORT/ (JSON API under /api, see docs/web.md)."""
+    from agents import AgentSpecError
+    from awale_env.web import serve as run_server
+
+    if max_games < 1 or workers < 1 or max_think <= 0 or not 0 < port < 65536:
+        _fail(f"need --max-games >= 1, --workers >= 1, --max-think > 0 and a port 1-65535; got {max_games}, "
+              f"{workers}, {max_think}, {port}")  # fmt: skip
+    for spec in preset or []:
+        _build(spec)
+    typer.echo(f"awale: open http://{host}:{port}/ (Ctrl+C to stop)")
+    try:
+        run_server(host, port, max_games, max_think, preset or [], workers)
+    except AgentSpecError as error:
+        _fail(str(error))
+
+
 # Options that take several values after one flag (``--agents a b c``), which click cannot parse by itself.
 LIST_OPTIONS = ("--agents",)
 

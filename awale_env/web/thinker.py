@@ -1,0 +1,72 @@
+"""The agents' side of the web server: runs in a worker process, so a search never holds the server's GIL.
+
+The compiled searches (alpha-beta above all) keep the GIL for seconds; in a thread they would freeze the event loop,
+so each worker process owns the agents of the games assigned to it, keyed by game id, and keeps them between moves
+(an MCTS tree or a transposition table carries over, as in ``awale play``). The functions here are what the server
+submits to the worker; they take and return plain picklable values.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from typing import Any
+
+from awale_env.rules import State
+
+#: The agents of this worker process, least recently used first.
+_agents: OrderedDict[str, Any] = OrderedDict()
+
+#: How each game's positions are rebuilt from their JSON form (the seam for other games of the toolkit).
+STATE_CLASSES = {"awale16": State}
+
+
+def warm_up() -> None:
+    """Import the agents' modules (and load their compiled kernels from numba's cache) before the first game."""
+    import agents.alphabeta  # noqa: F401
+    import agents.mcts  # noqa: F401
+
+
+def _build(spec: str, seed: int | None, max_seconds: float) -> Any:
+    from agents import AGENTS, AgentSpecError, make, parse_spec, reset_agent
+
+    try:
+        agent = make(spec) if seed is None else make(spec, seed=seed)
+    except (ImportError, OSError) as error:  # an extra that is not installed, a checkpoint that cannot be read
+        raise AgentSpecError(f"cannot build {spec!r} here: {error}") from None
+    # Every searching agent of the registry takes ``time`` (seconds per move), keeps it as ``agent.time`` and reads
+    # it at every move; capping it after construction keeps the agent's own default depth or simulations.
+    if "time" in AGENTS[parse_spec(spec)[0]].params:
+        agent.time = max_seconds if agent.time is None else min(agent.time, max_seconds)
+    reset_agent(agent, seed)
+    return agent
+
+
+def prepare(game_id: str, spec: str, seed: int | None, max_seconds: float, capacity: int) -> str:
+    """Build the agent of a new game (raising ``AgentSpecError`` for a bad spec); return the agent's name."""
+    agent = _build(spec, seed, max_seconds)
+    _agents[game_id] = agent
+    while len(_agents) > capacity:
+        _agents.popitem(last=False)
+    return str(agent.name)
+
+
+def think(
+    game_id: str, spec: str, seed: int | None, max_seconds: float, capacity: int, state: dict[str, Any]
+) -> tuple[int, float]:
+    """The agent's action in ``state`` (a ``State.to_dict()``) and the seconds it took.
+
+    An agent this process no longer holds (evicted, or the worker was restarted) is built again from its spec.
+    """
+    position = STATE_CLASSES[state["game"]].from_dict(state)
+    if game_id not in _agents:
+        prepare(game_id, spec, seed, max_seconds, capacity)
+    _agents.move_to_end(game_id)
+    start = time.perf_counter()
+    action = int(_agents[game_id].act(position))
+    return action, time.perf_counter() - start
+
+
+def forget(game_id: str) -> None:
+    """Drop the agent of a game the server evicted or deleted."""
+    _agents.pop(game_id, None)

@@ -1,0 +1,266 @@
+"""The web app of ``awale serve`` through FastAPI's test client: games, moves, undo, errors, limits, eviction.
+
+The agents think in spawned worker processes, so each client (module-scoped) pays one worker start-up.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from agents import AgentSpecError
+from awale_env.cli import app as cli_app
+from awale_env.record import GameRecord
+from awale_env.rules import State
+from awale_env.web.app import MAX_BODY_BYTES, check_spec, create_app
+
+PPO_CHECKPOINT = Path(__file__).resolve().parent.parent / "agents" / "pretrained" / "ppo_awale16.zip"
+
+
+@pytest.fixture(scope="module")
+def client():
+    with TestClient(create_app(max_games=8, max_think_seconds=0.5, presets=[f"ppo:path={PPO_CHECKPOINT}"])) as c:
+        yield c
+
+
+def new_game(client: TestClient, **body) -> dict:
+    response = client.post("/api/games", json={"opponent": "random", **body})
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def error_of(response, status: int) -> str:
+    assert response.status_code == status, response.text
+    return response.json()["error"]
+
+
+def test_full_game_against_random_is_played_and_recorded(client):
+    game = new_game(client, seed=5)
+    assert game["status"] == "your_turn" and game["seat"] == 0 and game["moves"] == []
+    assert game["state"] == State.initial().to_dict()
+    assert game["legal_moves"] == State.initial().legal_moves()
+    while game["status"] != "over":
+        game = client.post(f"/api/games/{game['id']}/moves", json={"move": game["legal_moves"][-1]}).json()
+        assert game["moves"][-1]["by"] == "opponent" or game["status"] == "over"
+    final = GameRecord.from_text(game["record"]).final_state()  # the record replays to the position shown
+    assert final.to_dict() == game["state"]
+    assert [m["move"] for m in game["moves"]] == game["record"].split()[2:]
+    assert [m["by"] for m in game["moves"][:4]] == ["you", "opponent", "you", "opponent"]
+    result = game["result"]
+    assert result["end_reason"] == final.end_reason and result["winner"] == final.winner
+    assert result["outcome"] == {None: "draw", 0: "win", 1: "loss"}[final.winner]
+    assert result["explanation"] and game["legal_moves"] == []
+    assert client.get(f"/api/games/{game['id']}").json() == game
+    message = error_of(client.post(f"/api/games/{game['id']}/moves", json={"move": "1R"}), 400)
+    assert "the game is over" in message
+
+
+def test_agent_with_the_first_move_plays_before_the_answer(client):
+    game = new_game(client, seat=1, seed=2)
+    assert game["seat"] == 1 and len(game["moves"]) == 1
+    first = game["moves"][0]
+    assert first["by"] == "opponent" and first["player"] == 0 and first["seconds"] >= 0
+    assert game["last_move"] == first and game["state"]["to_move"] == 1
+    assert all(int(move[:-1]) % 2 == 0 for move in game["legal_moves"])
+    assert not game["can_undo"]
+
+
+def test_moves_as_action_indices_and_lower_case(client):
+    game = new_game(client)
+    game = client.post(f"/api/games/{game['id']}/moves", json={"move": 0}).json()
+    assert game["moves"][0]["move"] == "1R"
+    game = client.post(f"/api/games/{game['id']}/moves", json={"move": game["legal_moves"][0].lower()}).json()
+    assert len(game["moves"]) == 4
+
+
+@pytest.mark.parametrize(
+    ("move", "expected"),
+    [
+        ("17R", "malformed move '17R': expected a hole number 1-16 followed by R or B"),
+        ("3X", "malformed move '3X'"),
+        ("2R", "illegal move 2R for player 0: hole 2 belongs to player 1; legal moves: 1R 1B"),
+        (32, "action 32 out of range: actions are integers 0-31"),
+        (True, "move: a move is a string like '14B' (hole 1-16, colour R or B) or an action index 0-31 (got True)"),
+        ("14BBBBBBB", "move: a move is a string like '14B'"),
+        (None, "move: a move is a string like '14B'"),
+    ],
+)
+def test_bad_moves_are_refused_and_leave_the_game_unchanged(client, move, expected):
+    game = new_game(client)
+    message = error_of(client.post(f"/api/games/{game['id']}/moves", json={"move": move}), 400)
+    assert expected in message
+    assert client.get(f"/api/games/{game['id']}").json() == game
+
+
+def test_malformed_bodies_are_refused(client):
+    game = new_game(client)
+    url = f"/api/games/{game['id']}/moves"
+    bad_json = client.post(url, content=b'{"move": ', headers={"Content-Type": "application/json"})
+    assert "not valid JSON" in error_of(bad_json, 400)
+    assert "move: required" in error_of(client.post(url, json={}), 400)
+    assert "unknown field 'player'" in error_of(client.post(url, json={"move": "1R", "player": 0}), 400)
+    assert "JSON object" in error_of(client.post(url, content=b"1R"), 400)
+    assert client.get(f"/api/games/{game['id']}").json() == game
+
+
+def test_undo_takes_back_the_move_and_the_reply(client):
+    game = new_game(client, seed=1)
+    assert error_of(client.post(f"/api/games/{game['id']}/undo"), 409).startswith("nothing to undo")
+    after_one = client.post(f"/api/games/{game['id']}/moves", json={"move": "1R"}).json()
+    after_two = client.post(f"/api/games/{game['id']}/moves", json={"move": after_one["legal_moves"][0]}).json()
+    assert len(after_two["moves"]) == 4 and after_two["can_undo"]
+    undone = client.post(f"/api/games/{game['id']}/undo").json()
+    assert undone["moves"] == after_one["moves"] and undone["state"] == after_one["state"]
+    assert undone["legal_moves"] == after_one["legal_moves"]
+    undone = client.post(f"/api/games/{game['id']}/undo").json()
+    assert undone["state"] == game["state"] and not undone["can_undo"]
+
+
+def test_undo_keeps_the_agents_first_move(client):
+    game = new_game(client, seat=1, seed=4)
+    played = client.post(f"/api/games/{game['id']}/moves", json={"move": game["legal_moves"][0]}).json()
+    assert len(played["moves"]) == 3
+    undone = client.post(f"/api/games/{game['id']}/undo").json()
+    assert undone["moves"] == game["moves"] and undone["state"] == game["state"]
+
+
+@pytest.mark.parametrize(("method", "suffix"), [("get", ""), ("post", "/moves"), ("post", "/undo"), ("delete", "")])
+def test_unknown_game_ids_get_404(client, method, suffix):
+    kwargs = {"json": {"move": "1R"}} if suffix == "/moves" else {}
+    message = error_of(getattr(client, method)(f"/api/games/no-such-game{suffix}", **kwargs), 404)
+    assert message.startswith("unknown game id 'no-such-game'") and "POST /api/games" in message
+
+
+def test_delete_drops_the_game(client):
+    game = new_game(client)
+    assert client.delete(f"/api/games/{game['id']}").status_code == 204
+    error_of(client.get(f"/api/games/{game['id']}"), 404)
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ({"opponent": "chess-engine"}, "bad opponent spec: unknown agent 'chess-engine'"),
+        ({"opponent": "alphabeta:width=3"}, "agent 'alphabeta' has no parameter 'width'; its parameters: depth, time"),
+        ({"opponent": "alphabeta:depth=0"}, "depth must be a positive int, got 0"),
+        ({"opponent": "mcts:simulations=lots"}, "simulations must be int, got 'lots'"),
+        ({"opponent": "alphabeta:time=30"}, "alphabeta: time=30 is over this server's limit of 0.5 seconds per move"),
+        ({"opponent": "alphabeta:table_bits=28"}, "alphabeta: table_bits=28 is over this server's limit of 20"),
+        ({"opponent": "alphazero:simulations=10000000"}, "simulations=10000000 is over this server's limit"),
+        ({"opponent": "ppo:path=/etc/passwd"}, "ppo: path= is refused here (the page may not open files"),
+        ({"opponent": ""}, "opponent: String should have at least 1 character"),
+        ({"opponent": "x" * 201}, "opponent: String should have at most 200 characters"),
+        ({"game": "oware"}, "unknown game 'oware'; this server plays: awale16"),
+        ({"seat": 2}, "seat: must be 0 (odd holes, moves first), 1 (even holes) or 'random' (got 2)"),
+        ({"seat": True}, "seat: must be 0"),
+        ({"max_plies": 0}, "max_plies: Input should be greater than or equal to 1"),
+        ({"max_plies": 5000}, "max_plies: Input should be less than or equal to 1000"),
+        ({"seed": -1}, "seed: Input should be greater than or equal to 0"),
+        ({"colour": "red"}, "unknown field 'colour'"),
+    ],
+)
+def test_bad_new_game_requests_get_400(client, body, expected):
+    assert expected in error_of(client.post("/api/games", json={"opponent": "random", **body}), 400)
+
+
+def test_operator_presets_may_use_path_and_are_offered(client):
+    spec = f"ppo:path={PPO_CHECKPOINT}"
+    config = client.get("/api/config").json()
+    assert config["presets"][0] == spec and "alphazero:pretrained" in config["presets"]
+    assert config["games"] == [{"id": "awale16", "title": "Two-colour Awale, 16 holes"}]
+    assert config["limits"]["max_think_seconds"] == 0.5 and config["limits"]["max_games"] == 8
+    assert config["agents"]["mcts"]["params"]["simulations"]["type"] == "int"
+    game = new_game(client, opponent=spec, seat=1)
+    assert game["opponent"] == spec and len(game["moves"]) == 1
+
+
+def test_think_time_is_capped_for_depth_and_simulation_budgets(client):
+    for spec in ("alphabeta:depth=40", "mcts:simulations=100000000"):
+        game = new_game(client, opponent=spec, seat=1)
+        assert game["opponent_name"] == spec
+        assert game["moves"][0]["seconds"] < 0.5 + 0.4, spec  # the 0.5 s cap, with the agents' clock granularity
+
+
+def test_request_bodies_over_the_limit_get_413(client):
+    game = new_game(client)
+    body = b'{"move": "' + b" " * MAX_BODY_BYTES + b'"}'
+    message = error_of(client.post(f"/api/games/{game['id']}/moves", content=body), 413)
+    assert message == f"request body over the limit of {MAX_BODY_BYTES} bytes"
+
+    def chunks():  # no Content-Length: the limit is counted as the body streams in
+        for _ in range(10):
+            yield b" " * 1000
+
+    error_of(client.post(f"/api/games/{game['id']}/moves", content=chunks()), 413)
+    assert client.get(f"/api/games/{game['id']}").json() == game
+
+
+def test_the_page_and_its_scripts_are_served(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert '<script src="/static/app.js">' in page.text and 'id="board"' in page.text
+    assert "function render" in client.get("/static/app.js").text
+    assert client.get("/static/style.css").status_code == 200
+    assert "Not Found: GET /api/nothing" in error_of(client.get("/api/nothing"), 404)
+
+
+def test_the_longest_idle_game_is_evicted():
+    with TestClient(create_app(max_games=2)) as client:
+        first, second = new_game(client), new_game(client)
+        client.get(f"/api/games/{first['id']}")  # first is now the most recently used
+        third = new_game(client)
+        message = error_of(client.get(f"/api/games/{second['id']}"), 404)
+        assert "this server keeps the 2 most recently used games" in message
+        for game in (first, third):
+            assert client.get(f"/api/games/{game['id']}").status_code == 200
+        moved = client.post(f"/api/games/{first['id']}/moves", json={"move": "1R"})
+        assert moved.status_code == 200 and len(moved.json()["moves"]) == 2
+
+
+def test_check_spec_limits():
+    assert check_spec(" alphabeta:depth=6 ", 5.0, trusted=False) == "alphabeta:depth=6"
+    assert check_spec("mcts:time=5", 5.0, trusted=False) == "mcts:time=5"
+    assert check_spec("ppo:path=x.zip", 5.0, trusted=True) == "ppo:path=x.zip"
+    with pytest.raises(AgentSpecError, match="limit of 5 seconds per move"):
+        check_spec("mcts:time=5.5", 5.0, trusted=False)
+    with pytest.raises(AgentSpecError, match="limit of 64"):
+        check_spec("alphazero:leaves=65", 5.0, trusted=True)
+    with pytest.raises(AgentSpecError, match="path= is refused"):
+        check_spec("alphazero:path=net.pt", 5.0, trusted=False)
+
+
+def test_create_app_refuses_bad_settings():
+    with pytest.raises(ValueError, match="max_games >= 1"):
+        create_app(max_games=0)
+    with pytest.raises(AgentSpecError, match="limit of 1 seconds per move"):
+        create_app(max_think_seconds=1, presets=["alphabeta:time=3"])
+
+
+def test_serve_command_checks_its_options():
+    runner = CliRunner()
+    assert "--max-think" in runner.invoke(cli_app, ["serve", "--help"]).output
+    result = runner.invoke(cli_app, ["serve", "--max-games", "0"])
+    assert result.exit_code == 2 and "--max-games >= 1" in result.output
+    result = runner.invoke(cli_app, ["serve", "--preset", "nothing"])
+    assert result.exit_code == 2 and "unknown agent 'nothing'" in result.output
+
+
+def test_reads_are_served_while_the_agent_thinks_and_see_the_game_before_the_move(client):
+    """The search runs in a worker process, and a move is committed with its reply, all at once."""
+    game = new_game(client, opponent="alphabeta:depth=40")  # thinks for the whole 0.5 s cap
+    answer = {}
+    mover = threading.Thread(
+        target=lambda: answer.update(client.post(f"/api/games/{game['id']}/moves", json={"move": "1R"}).json())
+    )
+    mover.start()
+    time.sleep(0.15)
+    during = client.get(f"/api/games/{game['id']}").json()
+    still_thinking = mover.is_alive()
+    mover.join()
+    assert still_thinking and during == game
+    assert [m["move"] for m in answer["moves"]][:1] == ["1R"] and len(answer["moves"]) == 2
