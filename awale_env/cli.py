@@ -220,6 +220,8 @@ def serve(
               f"{workers}, {max_think}, {port}")  # fmt: skip
     for spec in preset or []:
         _build(spec)
+    if host not in ("127.0.0.1", "localhost"):
+        typer.echo(f"warning: listening on {host}: anyone who can reach it can start games and use this CPU", err=True)
     typer.echo(f"awale: open http://{host}:{port}/ (Ctrl+C to stop)")
     try:
         run_server(host, port, max_games, max_think, preset or [], workers)

@@ -264,3 +264,9 @@ def test_reads_are_served_while_the_agent_thinks_and_see_the_game_before_the_mov
     mover.join()
     assert still_thinking and during == game
     assert [m["move"] for m in answer["moves"]][:1] == ["1R"] and len(answer["moves"]) == 2
+
+
+def test_a_loopback_server_answers_only_loopback_host_names():
+    app = create_app(allowed_hosts=["127.0.0.1", "localhost"])
+    assert TestClient(app, base_url="http://127.0.0.1:8000").get("/api/config").status_code == 200
+    assert TestClient(app, base_url="http://rebound.example").get("/api/config").status_code == 400

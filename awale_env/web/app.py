@@ -28,6 +28,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator
 from starlette.exceptions import HTTPException
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agents import AGENTS, AgentSpecError, parse_spec
@@ -372,12 +373,14 @@ def create_app(
     max_think_seconds: float = DEFAULT_MAX_THINK_SECONDS,
     presets: Iterable[str] = (),
     workers: int = 1,
+    allowed_hosts: Iterable[str] | None = None,
 ) -> FastAPI:
     """The web app: the page at ``/``, the JSON API under ``/api``.
 
     ``presets`` are extra opponent specs offered on the page, trusted (they may use ``path=``); ``workers`` worker
-    processes run the agents. They are spawned, so a script that calls this needs the usual
-    ``if __name__ == "__main__":`` guard.
+    processes run the agents; ``allowed_hosts`` (if given) are the only Host headers answered, which stops other web
+    sites from reaching a loopback server through DNS rebinding. Workers are spawned, so a script that calls this
+    needs the usual ``if __name__ == "__main__":`` guard.
     """
     if max_games < 1 or workers < 1 or not max_think_seconds > 0:
         raise ValueError(f"need max_games >= 1, workers >= 1, max_think_seconds > 0; got {max_games}, {workers}, "
@@ -398,6 +401,8 @@ def create_app(
 
     app = FastAPI(title="awale_env web", lifespan=lifespan, docs_url="/api/docs", openapi_url="/api/openapi.json")
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
+    if allowed_hosts is not None:
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
     static = resources.files("awale_env.web") / "static"
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
 
@@ -408,6 +413,10 @@ def create_app(
     @app.exception_handler(RequestValidationError)
     async def bad_request(_: Request, error: RequestValidationError) -> JSONResponse:
         return JSONResponse({"error": validation_message(error)}, status_code=400)
+
+    @app.exception_handler(Exception)
+    async def internal_error(_: Request, error: Exception) -> JSONResponse:
+        return JSONResponse({"error": f"internal error: {type(error).__name__}: {error}"}, status_code=500)
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, error: HTTPException) -> JSONResponse:

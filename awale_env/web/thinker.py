@@ -22,9 +22,11 @@ STATE_CLASSES = {"awale16": State}
 
 
 def warm_up() -> None:
-    """Import the agents' modules (and load their compiled kernels from numba's cache) before the first game."""
-    import agents.alphabeta  # noqa: F401
-    import agents.mcts  # noqa: F401
+    """Load (or compile, on a fresh clone) the search agents' kernels before the first game needs them."""
+    from agents import make
+
+    for spec in ("alphabeta:depth=2", "mcts:simulations=32"):
+        make(spec, seed=0).act(State.initial())
 
 
 def _build(spec: str, seed: int | None, max_seconds: float) -> Any:

@@ -215,7 +215,10 @@ async function start() {
       $("presets").appendChild(option);
     }
     const agents = Object.entries(config.agents)
-      .map(([name, agent]) => `${name}${Object.keys(agent.params).length ? "[:" + Object.keys(agent.params).join(",") + "]" : ""}`)
+      .map(([name, agent]) => {
+        const params = Object.keys(agent.params).filter((key) => key !== "path"); // path= is for --preset only
+        return params.length ? `${name}[:${params.join(",")}]` : name;
+      })
       .join(" · ");
     $("spec-help").textContent = `Any agent spec name[:key=value,...]: ${agents}. ` +
       `Each move is capped at ${config.limits.max_think_seconds} s of thinking.`;

@@ -1,0 +1,153 @@
+"""End to end: ``awale serve`` in a subprocess, the page in Debian's headless chromium driven by Selenium.
+
+Selenium is given Debian's chromedriver and chromium binaries, so it never downloads a browser. Without them the
+test is skipped, except in CI (CI=true), where .ci/run installs them and the test must run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium")
+CHROMEDRIVER = shutil.which("chromedriver")
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-quic",
+    "--window-size=1200,900",
+)
+
+if not (CHROMIUM and CHROMEDRIVER) and os.environ.get("CI", "").lower() not in ("true", "1"):
+    pytest.skip(
+        "Debian's chromium and chromium-driver are not installed (apt-get install chromium chromium-driver); "
+        "CI installs them and runs this test",
+        allow_module_level=True,
+    )
+
+from selenium import webdriver  # noqa: E402  (after the skip: selenium is a dev extra)
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    """The real server (``awale serve``, uvicorn) on a free loopback port; its base URL."""
+    port = free_port()
+    command = [sys.executable, "-c", "from awale_env.cli import main; main()", "serve", "--port", str(port)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/api/config", timeout=2) as response:
+                    json.load(response)
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    output = process.stdout.read() if process.poll() is not None else "(still running)"
+                    pytest.fail(f"awale serve did not start on port {port}: {output}")
+                time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[webdriver.Chrome]:
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def history(driver: webdriver.Chrome) -> list[str]:
+    return [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#history li")]
+
+
+def stores(driver: webdriver.Chrome) -> tuple[int, int]:
+    return tuple(
+        int(driver.find_element(By.CSS_SELECTOR, f"#store-{side} .store-count").text) for side in ("left", "right")
+    )
+
+
+def idle(driver: webdriver.Chrome) -> bool:
+    return "busy" not in driver.find_element(By.TAG_NAME, "body").get_attribute("class")
+
+
+def test_play_against_greedy_by_clicking(server: str, browser: webdriver.Chrome, tmp_path: Path) -> None:
+    wait = WebDriverWait(browser, 60)
+    browser.get(server)
+    wait.until(lambda d: idle(d) and "Your move" in d.find_element(By.ID, "status").text)
+    presets = [o.get_attribute("value") for o in browser.find_elements(By.CSS_SELECTOR, "#presets option")]
+    assert {"random", "greedy", "alphabeta:depth=6", "ppo:pretrained", "alphazero:pretrained"} <= set(presets)
+
+    opponent = browser.find_element(By.ID, "opponent")
+    opponent.clear()
+    opponent.send_keys("greedy:seed=1")
+    browser.find_element(By.ID, "new-game-button").click()
+    wait.until(lambda d: idle(d) and "vs greedy" in d.find_element(By.ID, "game-title").text)
+    assert history(browser) == [] and stores(browser) == (0, 0)
+
+    # Only the person's legal moves are offered: player 0 owns the odd holes, each starting with red and blue.
+    enabled = [b.get_attribute("data-move") for b in browser.find_elements(By.CSS_SELECTOR, "button.move:enabled")]
+    assert sorted(enabled) == sorted(f"{h}{c}" for h in range(1, 17, 2) for c in "RB")
+
+    moves = 0
+    while stores(browser) == (0, 0) or moves < 3:
+        assert moves < 40, "no capture in 40 moves against greedy"
+        button = browser.find_elements(By.CSS_SELECTOR, "button.move:enabled")[0]
+        played = button.get_attribute("data-move")
+        button.click()
+        moves += 1
+        wait.until(lambda d, n=moves: idle(d) and len(history(d)) >= 2 * n)
+        entries = history(browser)
+        assert entries[-2].split()[1] == played  # "3. 1R" then the agent's reply
+        reply = entries[-1].split()[1]
+        last = browser.find_element(By.CSS_SELECTOR, ".hole.last")
+        assert last.get_attribute("data-hole") == reply[:-1]  # the agent's move is highlighted
+        assert "greedy played " + reply in browser.find_element(By.ID, "status").text
+    assert sum(stores(browser)) > 0
+
+    browser.save_screenshot(str(tmp_path / "awale_web.png"))
+    assert (tmp_path / "awale_web.png").stat().st_size > 10_000
+
+    before_undo = history(browser)
+    browser.find_element(By.ID, "undo").click()
+    wait.until(lambda d: idle(d) and len(history(d)) == len(before_undo) - 2)
+
+    # A typed move the server refuses is explained and changes nothing.
+    browser.find_element(By.ID, "move-text").send_keys("2R")
+    browser.find_element(By.CSS_SELECTOR, "#type-move button").click()
+    wait.until(lambda d: d.find_element(By.ID, "error").is_displayed())
+    assert "hole 2 belongs to player 1" in browser.find_element(By.ID, "error").text
+    assert history(browser) == before_undo[:-2]
