@@ -105,7 +105,7 @@ def idle(driver: webdriver.Chrome) -> bool:
 
 
 def test_play_against_greedy_by_clicking(server: str, browser: webdriver.Chrome, tmp_path: Path) -> None:
-    wait = WebDriverWait(browser, 60)
+    wait = WebDriverWait(browser, 300)  # the server's first game waits for its warm-up
     browser.get(server)
     wait.until(lambda d: idle(d) and "Your move" in d.find_element(By.ID, "status").text)
     presets = [o.get_attribute("value") for o in browser.find_elements(By.CSS_SELECTOR, "#presets option")]
@@ -151,3 +151,24 @@ def test_play_against_greedy_by_clicking(server: str, browser: webdriver.Chrome,
     wait.until(lambda d: d.find_element(By.ID, "error").is_displayed())
     assert "hole 2 belongs to player 1" in browser.find_element(By.ID, "error").text
     assert history(browser) == before_undo[:-2]
+
+
+def test_a_restored_game_plays_to_its_end_and_shows_the_result(server: str, browser: webdriver.Chrome) -> None:
+    """The page picks up its game after a reload (here one made through the API, with a 3-ply limit)."""
+    body = json.dumps({"opponent": "random", "max_plies": 3, "seed": 1}).encode()
+    request = urllib.request.Request(f"{server}/api/games", data=body, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        game = json.load(response)
+    wait = WebDriverWait(browser, 300)  # the server's first game waits for its warm-up
+    browser.get(server)
+    wait.until(idle)
+    browser.execute_script("localStorage.setItem('awale.gameId', arguments[0])", game["id"])
+    browser.refresh()
+    wait.until(lambda d: idle(d) and d.find_element(By.ID, "opponent").get_attribute("value") == "random")
+    for plies in (2, 3):
+        browser.find_elements(By.CSS_SELECTOR, "button.move:enabled")[0].click()
+        wait.until(lambda d, n=plies: idle(d) and len(history(d)) == n)
+    status = browser.find_element(By.ID, "status").text
+    assert status.startswith("Game over:") and "ply limit was reached" in status
+    assert browser.find_elements(By.CSS_SELECTOR, "button.move:enabled") == []
+    assert browser.find_element(By.ID, "undo").is_enabled()

@@ -28,7 +28,6 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator
 from starlette.exceptions import HTTPException
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agents import AGENTS, AgentSpecError, parse_spec
@@ -43,11 +42,12 @@ DEFAULT_MAX_THINK_SECONDS = 5.0
 MAX_BODY_BYTES = 4096
 MAX_SPEC_CHARS = 200
 MAX_PLIES_ALLOWED = 1000
-#: Extra seconds a worker gets beyond the think cap before the server gives up on it: loading compiled kernels or a
-#: network on first use, and moves of other games queued on the same worker.
-THINK_GRACE_SECONDS = 30.0
-#: Building an agent may load torch and a network in a fresh worker process.
-PREPARE_SECONDS = 120.0
+#: Extra seconds a worker gets beyond the think cap before the server gives up on it: compiling an agent's kernels on
+#: its first use after a fresh install (numba caches them), and moves of other games queued on the same worker.
+THINK_GRACE_SECONDS = 120.0
+#: Building an agent may wait for the worker's warm-up (compiling the search kernels on a fresh install takes about a
+#: minute) and load torch and a network.
+PREPARE_SECONDS = 300.0
 
 #: The games the server can host and how each starts (the seam for Oware and Hawalis behind the same State API).
 GAMES: dict[str, Callable[[int], State]] = {"awale16": lambda max_plies: State.initial(max_plies=max_plies)}
@@ -156,11 +156,15 @@ class Thinkers:
             raise AgentUnavailable(f"the opponent's worker process {what}; it was restarted") from None
 
     def forget(self, worker: int, game_id: str) -> None:
-        self._executors[worker].submit(thinker.forget, game_id)
+        try:
+            self._executors[worker].submit(thinker.forget, game_id)
+        except (BrokenProcessPool, RuntimeError):
+            pass  # the worker is gone, and the game's agent with it
 
     def shutdown(self) -> None:
+        """Stop the workers, letting a search under way finish (its time is capped) so the processes exit cleanly."""
         for executor in self._executors:
-            executor.shutdown(wait=False, cancel_futures=True)
+            executor.shutdown(wait=True, cancel_futures=True)
 
 
 # --- games ------------------------------------------------------------------------------------------------------------
@@ -401,8 +405,16 @@ def create_app(
 
     app = FastAPI(title="awale_env web", lifespan=lifespan, docs_url="/api/docs", openapi_url="/api/openapi.json")
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
-    if allowed_hosts is not None:
-        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
+    hosts = None if allowed_hosts is None else set(allowed_hosts)
+
+    @app.middleware("http")
+    async def check_host(request: Request, call_next: Callable[[Request], Any]) -> Response:
+        host = request.headers.get("host", "").rpartition(":")[0] or request.headers.get("host", "")
+        if hosts is not None and host not in hosts:
+            message = f"this server answers requests addressed to {', '.join(sorted(hosts))}, not {host!r}"
+            return JSONResponse({"error": message}, status_code=400)
+        return await call_next(request)
+
     static = resources.files("awale_env.web") / "static"
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
 

@@ -163,6 +163,13 @@ async function run(message, action) {
     if (result) render(result);
   } catch (error) {
     setBusy(false);
+    if (error.status === 404 && game) {
+      // Evicted (the server keeps a bounded number of games) or the server restarted: nothing left to play here.
+      game = null;
+      localStorage.removeItem(GAME_KEY);
+      showError("This game is no longer on the server (it was evicted or the server restarted): press New game.");
+      return;
+    }
     showError(error.message);
     if (game) render(game);
   }
