@@ -243,9 +243,6 @@ class GameStore:
         self.max_games = max_games
         self._games: OrderedDict[str, Game] = OrderedDict()
 
-    def __len__(self) -> int:
-        return len(self._games)
-
     def add(self, game: Game) -> list[Game]:
         """Store ``game``; return the games evicted to make room."""
         self._games[game.id] = game
@@ -323,7 +320,7 @@ def validation_message(error: RequestValidationError) -> str:
         elif item["type"] == "extra_forbidden":
             parts.append(f"unknown field {where!r}")
         else:
-            parts.append(f"{where or 'body'}: {message} (got {item.get('input')!r})")
+            parts.append(f"{where}: {message} (got {item.get('input')!r})")
     return "bad request: " + "; ".join(parts)
 
 

@@ -141,13 +141,9 @@ function render(g) {
 
 function setBusy(value, message) {
   busy = value;
+  // Nothing can be clicked while a request runs; afterwards render() enables the moves and undo the game allows.
   for (const element of document.querySelectorAll("button, input, select")) {
-    if (value) element.disabled = true;
-  }
-  if (!value) {
-    for (const element of document.querySelectorAll("#new-game input, #new-game select, #new-game-button, #type-move *, #copy-record")) {
-      element.disabled = false;
-    }
+    element.disabled = value || element.classList.contains("move") || element.id === "undo";
   }
   if (message) $("status").textContent = message;
   document.body.classList.toggle("busy", value);
@@ -202,7 +198,9 @@ async function start() {
   $("undo").addEventListener("click", () => run("Taking back your last move…", () => api("POST", `/api/games/${game.id}/undo`)));
   $("type-move").addEventListener("submit", (event) => {
     event.preventDefault();
-    if (game && $("move-text").value.trim()) play($("move-text").value);
+    const text = $("move-text").value.trim();
+    $("move-text").value = "";
+    if (game && text) play(text);
   });
   $("copy-record").addEventListener("click", async () => {
     if (!game) return;
