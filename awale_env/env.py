@@ -24,14 +24,77 @@ from awale_env.rules import DEFAULT_MAX_PLIES, State
 AGENTS = ("player_0", "player_1")
 
 
+# The per-step attributes every AEC loop reads (``last()``, the wrappers' own checks). PettingZoo's wrappers reach
+# them through one ``__getattr__`` per layer, which costs more than a move of this game does.
+STEP_ATTRIBUTES = (
+    "agents",
+    "agent_selection",
+    "rewards",
+    "terminations",
+    "truncations",
+    "infos",
+    "_cumulative_rewards",
+)
+
+
+def _raw_attribute(name: str) -> property:
+    def read(self: Any) -> Any:
+        if not self._has_reset and name != "_cumulative_rewards":
+            raise AttributeError(f"{name} cannot be accessed before reset")  # OrderEnforcingWrapper's rule
+        return getattr(self._raw, name)
+
+    def write(self: Any, value: Any) -> None:
+        setattr(self._raw, name, value)
+
+    return property(read, write)
+
+
+class _DirectAttributes:
+    """Mixed into PettingZoo's standard wrappers: the step attributes are read from the raw env in one step instead
+    of through every layer's ``__getattr__`` (same values, same before-reset error; 1.5-2x more steps/s)."""
+
+    _has_reset = True  # OrderEnforcingWrapper keeps its own, per instance
+
+    def __init__(self, env: AECEnv, *args: Any, **kwargs: Any) -> None:
+        self._raw = env.unwrapped
+        super().__init__(env, *args, **kwargs)
+
+
+for _name in STEP_ATTRIBUTES:
+    setattr(_DirectAttributes, _name, _raw_attribute(_name))
+
+
+class TerminateIllegalWrapper(_DirectAttributes, wrappers.TerminateIllegalWrapper):
+    pass
+
+
+class AssertOutOfBoundsWrapper(_DirectAttributes, wrappers.AssertOutOfBoundsWrapper):
+    pass
+
+
+class OrderEnforcingWrapper(_DirectAttributes, wrappers.OrderEnforcingWrapper):
+    pass
+
+
 def env(**kwargs: Any) -> AECEnv:
     """The AEC environment with PettingZoo's standard wrappers for board games: an illegal move ends the game with
     -1 for its mover (``TerminateIllegalWrapper``), actions outside 0-31 fail an assertion, and misuse of the API
-    (stepping before ``reset``) raises. Keyword arguments go to :class:`raw_env`."""
+    (stepping before ``reset``) raises. Keyword arguments go to :class:`raw_env`. The wrappers are PettingZoo's own,
+    subclassed only to read the step attributes directly (:class:`_DirectAttributes`)."""
     aec = raw_env(**kwargs)
-    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=-1)
-    aec = wrappers.AssertOutOfBoundsWrapper(aec)
-    return wrappers.OrderEnforcingWrapper(aec)
+    aec = TerminateIllegalWrapper(aec, illegal_reward=-1)
+    aec = AssertOutOfBoundsWrapper(aec)
+    return OrderEnforcingWrapper(aec)
+
+
+class ActionSpace(spaces.Discrete):
+    """``Discrete(n)`` whose ``contains`` answers plain ints at once: the wrappers check every action with it, and
+    Gymnasium's general version costs more than a move of this game does."""
+
+    def contains(self, x: Any) -> bool:
+        if type(x) is int:
+            return self.start <= x < self.start + self.n
+        return super().contains(x)
 
 
 class raw_env(AECEnv, EzPickle):
@@ -69,7 +132,7 @@ class raw_env(AECEnv, EzPickle):
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
-        self.action_spaces = {agent: spaces.Discrete(core.NUM_ACTIONS) for agent in AGENTS}
+        self.action_spaces = {agent: ActionSpace(core.NUM_ACTIONS) for agent in AGENTS}
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
@@ -94,6 +157,10 @@ class raw_env(AECEnv, EzPickle):
             core.legal_mask(self.game._seeds, self.game.to_move, mask.view(bool))
         return mask
 
+    def _set_infos(self) -> None:
+        """Fresh ``infos`` holding each agent's action mask, as in its observation."""
+        self.infos = {agent: {"action_mask": self._mask(agent)} for agent in AGENTS}
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = AGENTS.index(agent)
         return {"observation": self.game.observation_tensor(seat), "action_mask": self._mask(agent)}
@@ -109,7 +176,7 @@ class raw_env(AECEnv, EzPickle):
         self.truncations = dict.fromkeys(AGENTS, False)
         self._agent_selector = AgentSelector(self.agents)
         self.agent_selection = self._agent_selector.reset()
-        self.infos = {agent: {"action_mask": self._mask(agent)} for agent in AGENTS}
+        self._set_infos()
         if self.render_mode == "human":
             self.render()
 
@@ -127,7 +194,7 @@ class raw_env(AECEnv, EzPickle):
         over = self.game.is_terminal
         if over:
             self.terminations = dict.fromkeys(AGENTS, True)
-        self.infos = {agent: {"action_mask": self._mask(agent)} for agent in AGENTS}
+        self._set_infos()
         if over:
             for info in self.infos.values():
                 info.update(stores=stores, end_reason=self.game.end_reason)

@@ -41,6 +41,25 @@ def test_registry_and_metadata():
     assert env.observation_space("player_0") is env.observation_space("player_0")
 
 
+def test_wrappers_are_pettingzoos_and_keep_their_rules():
+    from pettingzoo.utils import wrappers
+
+    env = awale_env.env()
+    layers = [env, env.env, env.env.env]
+    for layer, cls in zip(layers, (wrappers.OrderEnforcingWrapper, wrappers.AssertOutOfBoundsWrapper,
+                                   wrappers.TerminateIllegalWrapper)):  # fmt: skip
+        assert isinstance(layer, cls)
+    for name in ("agent_selection", "rewards", "infos", "agents"):
+        with pytest.raises(AttributeError, match="cannot be accessed before reset"):
+            getattr(env, name)
+    env.reset()
+    assert env.infos is env.unwrapped.infos and env.env.rewards is env.unwrapped.rewards
+    assert env.action_space("player_0").contains(31) and not env.action_space("player_0").contains(32)
+    assert env.action_space("player_0").contains(np.int64(3)) and not env.action_space("player_0").contains("3")
+    with pytest.raises(AssertionError, match="not in action space"):
+        env.step(32)
+
+
 def test_pickles():
     env = pickle.loads(pickle.dumps(awale_env.env(max_plies=77, reward="score_diff")))
     assert env.unwrapped.max_plies == 77 and env.unwrapped.reward == "score_diff"
