@@ -273,7 +273,7 @@ def test_studies_with_big_pits_match_the_naive_reference():
 
 @pytest.mark.parametrize("preset", BOTH)
 def test_random_games_keep_the_invariants(preset):
-    rng = random.Random(preset)
+    rng, out = random.Random(preset), np.empty(6, dtype=bool)
     for _ in range(60):
         state = State.initial(preset, seed=rng.randrange(1 << 30))
         while not state.is_terminal:
@@ -282,6 +282,8 @@ def test_random_games_keep_the_invariants(preset):
             assert mask.dtype == bool and mask.shape == (6,)
             assert np.flatnonzero(mask).tolist() == state.legal_actions() != []
             assert all(state.is_legal(a) == mask[a] for a in range(6))
+            core.legal_mask(state.pits, state.to_move, state.rules.code, out)
+            assert np.array_equal(out, mask)
             mover, before = state.to_move, state.stores
             state = state.play(rng.choice(state.legal_actions()))
             assert state.stores[1 - mover] == before[1 - mover] or state.is_terminal
@@ -568,10 +570,16 @@ def fingerprint() -> dict:
             state = state.play(moves[-1])
             observations.append(state.observation_tensor(0).tolist())
         games.append([moves, state.to_dict(), observations[-3:]])
-    studies = [
-        pos(board, (0, 48 - sum(board)), player).legal_mask().tolist()
-        for board, player in [([0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0], 0), ([1, 1, 1, 1, 1, 0, 0, 0, 8, 0, 0, 1], 1)]
-    ]
+    studies, mask = [], np.empty(6, dtype=bool)
+    for board in (
+        [0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0],
+        [1, 1, 1, 1, 1, 0, 0, 0, 8, 0, 0, 1],
+        [0, 0, 0, 0, 0, 13] + [0] * 6,
+    ):
+        for rules in (Rules.preset("texts"), Rules.preset("openspiel")):
+            for player in (0, 1):
+                core.legal_mask(np.array(board, dtype=core.PIT_DTYPE), player, rules.code, mask)
+                studies.append(mask.tolist())
     plies = core.random_playouts(core.initial_pits(), np.zeros(2, core.STORE_DTYPE), 1, 0, 1000, 11, 5, rng)
     return {"playouts": playouts, "games": games, "studies": studies, "plies": int(plies), "rng": int(rng[0])}
 

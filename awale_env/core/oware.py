@@ -177,7 +177,7 @@ def legal_mask(pits, player, rules, out):
     """Write the boolean legal-action mask of ``player`` into ``out`` (length 6)."""
     bits = legal_bits(pits, player, rules)
     for a in range(ROW):
-        out[a] = (bits >> a) & 1
+        out[a] = ((bits >> a) & 1) == 1
 
 
 @njit(cache=True, error_model="numpy")
@@ -292,8 +292,10 @@ def key_set_clear(keys):
 
 
 @njit(cache=True, error_model="numpy")
-def _key_set_insert(keys, key):
-    """Insert ``key`` into a set with a free slot; False if it was already there."""
+def key_set_insert(keys, key):
+    """Insert ``key`` into a set that has room (no growth); False if it was already there. For sets of a fixed size,
+    e.g. rows of a 2-D batch: a game of at most ``max_plies`` plies needs a capacity of at least
+    ``2 * (max_plies + 1)`` (a power of two) to stay at most half full."""
     capacity = (keys.shape[0] - 1) >> 1
     slot = (key ^ (key >> 13) ^ (key >> 29)) & (capacity - 1)
     while True:
@@ -315,7 +317,7 @@ def key_set_add(keys, key):
     capacity = (keys.shape[0] - 1) >> 1
     if 2 * (int(keys[0]) + 1) > capacity:
         keys = key_set_grown(keys)
-    return keys, _key_set_insert(keys, key)
+    return keys, key_set_insert(keys, key)
 
 
 @njit(cache=True, error_model="numpy")
@@ -330,7 +332,7 @@ def key_set_grown(keys):
     capacity = (keys.shape[0] - 1) >> 1
     grown = key_set_new(2 * capacity)
     for i in range(int(keys[0])):
-        _key_set_insert(grown, keys[1 + keys[1 + capacity + i]])
+        key_set_insert(grown, keys[1 + keys[1 + capacity + i]])
     return grown
 
 
@@ -342,7 +344,7 @@ def key_set_from(values):
         capacity *= 2
     keys = key_set_new(capacity)
     for i in range(values.shape[0]):
-        _key_set_insert(keys, values[i])
+        key_set_insert(keys, values[i])
     return keys
 
 
@@ -402,7 +404,7 @@ def random_playout(pits, stores, player, ply, max_plies, rules, keys, rng):
             key_set_clear(keys)
         elif key_set_full(keys):
             keys = key_set_grown(keys)
-        repeated = not _key_set_insert(keys, position_key(pits, player))
+        repeated = not key_set_insert(keys, position_key(pits, player))
         packed = end_status(pits, stores, player, ply, max_plies, repeated, rules)
         status = packed & ((1 << STATUS_BITS) - 1)
         if status != ONGOING:

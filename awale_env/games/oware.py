@@ -197,13 +197,13 @@ class State:
         return state
 
     @classmethod
-    def _settled(cls, board, stores, to_move, ply, max_plies, rules, seen) -> State:
-        """A State from checked values, with the end checks of rules 10-12 applied at once (seeds collected)."""
+    def _settled(cls, board, stores, to_move, ply, max_plies, rules) -> State:
+        """A State from checked values, its repetition set itself only, with the end checks of rules 10-12 applied
+        at once (seeds collected)."""
         pits = _pits_of(board)
+        seen = frozenset((int(core.position_key(pits, to_move)),))
         store_arr = np.array(stores, dtype=core.STORE_DTYPE)
         packed = core.finish(pits, store_arr, to_move, ply, max_plies, False, rules.code)
-        if seen is None:
-            seen = frozenset((int(core.position_key(_pits_of(board), to_move)),))
         return cls._make(pits, (int(store_arr[0]), int(store_arr[1])), to_move, ply, max_plies, rules, packed, seen, 0)
 
     # --- construction -----------------------------------------------------------------------------------------
@@ -226,7 +226,7 @@ class State:
         if first == "random":
             first = int(np.random.default_rng(seed).integers(2))
         board = [core.SEEDS_PER_PIT] * core.NUM_PITS
-        return cls._settled(board, (0, 0), first, 0, _check_max_plies(max_plies), rules, None)
+        return cls._settled(board, (0, 0), first, 0, _check_max_plies(max_plies), rules)
 
     @classmethod
     def from_position(
@@ -254,7 +254,7 @@ class State:
         total = sum(board) + sum(stores)
         if total > core.TOTAL_SEEDS:
             raise ValueError(f"the board and stores hold {total} seeds; the game has {core.TOTAL_SEEDS}")
-        return cls._settled(board, (stores[0], stores[1]), to_move, ply, limit, rules, None)
+        return cls._settled(board, (stores[0], stores[1]), to_move, ply, limit, rules)
 
     # --- reading ------------------------------------------------------------------------------------------------
 
@@ -293,6 +293,7 @@ class State:
 
     @property
     def rules(self) -> Rules:
+        """The rule flags this game is played with (``rules.code`` for the kernels)."""
         return self._rules
 
     @property
