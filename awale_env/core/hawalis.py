@@ -34,7 +34,7 @@ ENDLESS_LOSES = 0
 ENDLESS_ILLEGAL = 1
 ENDLESS_MODES = ("loses", "illegal")
 
-# Game status codes, in the order the end checks are made (rules 9, 10, 8, 11).
+# Game status codes, named by END_REASONS (rules 9, 10, 8 and 11).
 ONGOING = 0
 OPPONENT_EMPTY = 1
 NO_LEGAL_MOVE = 2
@@ -45,7 +45,7 @@ NO_WINNER = -1  # a draw, or a game still going
 
 # relay_sow's answer for a move that never ends (rule 8), and the safety cap on its laps, treated the same. Among
 # tens of millions of moves from random sides of 2-28 seeds, no finite move took 1,000 laps and the exact detection
-# (Brent's cycle finding, see relay_sow) caught every endless one within 230,000 laps: the cap is far above both,
+# (Brent's cycle finding, see relay_sow) caught every endless one within about 230,000 laps: the cap is far above both,
 # so it only bounds the cost of a pathological case.
 ENDLESS = -1
 MAX_LAPS = 1 << 20

@@ -180,6 +180,7 @@ class State:
     @classmethod
     def initial(
         cls,
+        *,
         first_player: int | str = 0,
         endless_move: str = "loses",
         max_plies: int | None = DEFAULT_MAX_PLIES,
@@ -197,6 +198,7 @@ class State:
         north: Iterable[int],
         to_move: int = 0,
         ply: int = 0,
+        *,
         first_player: int | str = 0,
         endless_move: str = "loses",
         max_plies: int | None = DEFAULT_MAX_PLIES,
@@ -256,6 +258,7 @@ class State:
 
     @property
     def rules(self) -> Rules:
+        """The rule flags this game is played with."""
         return self._rules
 
     @property
