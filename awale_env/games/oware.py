@@ -10,15 +10,31 @@ set of rule 9 (a frozenset of :func:`~awale_env.core.oware.position_key` values 
 from __future__ import annotations
 
 import dataclasses
+import io
 from collections.abc import Iterable
 from functools import cache, cached_property
 from numbers import Integral
 from typing import Any
 
 import numpy as np
+from PIL import Image, ImageDraw, ImageFont
 
 from awale_env.core import oware as core
 from awale_env.errors import IllegalMoveError
+from awale_env.render import (
+    _HOLE,
+    _LAST,
+    _OWN_HOLE,
+    _TEXT,
+    _WOOD,
+    CELL,
+    DOT_RADIUS,
+    DOTS_PER_ROW,
+    MARGIN,
+    MAX_DOTS,
+    STORE_WIDTH,
+    TEXT_HEIGHT,
+)
 
 NUM_ACTIONS = core.NUM_ACTIONS
 DEFAULT_MAX_PLIES = 1000
@@ -507,25 +523,101 @@ class State:
 
     def __str__(self) -> str:
         """The board as its players see it across the table: player 1's row (pits 11..6) above player 0's."""
+        return board_diagram(self)
 
-        def line(label: str, values: Iterable[int]) -> str:
-            return f"{label:<8}" + "".join(f"{v:>4}" for v in values)
+    def _repr_png_(self) -> bytes:
+        """The board as a PNG image, so a notebook shows the position."""
+        buffer = io.BytesIO()
+        Image.fromarray(render_rgb(self)).save(buffer, format="PNG")
+        return buffer.getvalue()
 
-        s0, s1 = self._stores
-        limit = "no limit" if self.max_plies is None else f"of {self.max_plies}"
-        if self.is_terminal:
-            result = "draw" if self.winner is None else f"player {self.winner} wins"
-            status = f"game over ({self.end_reason}): {result}"
-        else:
-            status = f"player {self._to_move} to move, legal {self.legal_actions()}"
-        board = self.board
-        numbers = f"player 0 {s0} | player 1 {s1} | ply {self._ply} {limit}"
-        return "\n".join(
-            [
-                line("pit", range(11, 5, -1)) + "   player 1, actions 5..0",
-                line("seeds", board[11:5:-1]),
-                line("seeds", board[:6]),
-                line("pit", range(6)) + "   player 0, actions 0..5",
-                f"stores: {numbers} | rules {self._rules.name} | {status}",
-            ]
-        )
+
+# --- pictures ------------------------------------------------------------------------------------------------------
+
+
+def last_pit(state: State, last_action: int | None) -> int | None:
+    """The pit ``last_action`` was played from: the player who moved to reach ``state`` is not the one to move."""
+    return None if last_action is None else core.ROW * (1 - state.to_move) + int(last_action)
+
+
+def status_line(state: State, last_action: int | None = None) -> str:
+    """Stores, ply, rules and whose turn it is or the result, and the last move."""
+    s0, s1 = state.stores
+    limit = "no limit" if state.max_plies is None else f"of {state.max_plies}"
+    if state.is_terminal:
+        result = "draw" if state.winner is None else f"player {state.winner} wins"
+        status = f"game over ({state.end_reason}): {result}"
+    else:
+        status = f"player {state.to_move} to move, legal {state.legal_actions()}"
+    last = "" if last_action is None else f" | last move {last_action} (pit {last_pit(state, last_action)})"
+    numbers = f"player 0 {s0} | player 1 {s1} | ply {state.ply} {limit} | rules {state.rules.name}"
+    return f"stores: {numbers} | {status}{last}"
+
+
+def board_diagram(state: State, last_action: int | None = None) -> str:
+    """The board as text, as its players see it across the table: player 1's row (pits 11..6) above player 0's
+    (0..5), so sowing runs anticlockwise; the pit ``last_action`` was played from is bracketed."""
+    marked = last_pit(state, last_action)
+
+    def line(label: str, cells: Iterable[str]) -> str:
+        return f"{label:<8}" + "".join(f"{c:>5}" for c in cells)
+
+    def counts(pits: range) -> list[str]:
+        return [f"[{state.board[p]}]" if p == marked else f"{state.board[p]} " for p in pits]
+
+    return "\n".join(
+        [
+            line("pit", (f"{p} " for p in range(11, 5, -1))) + "   player 1, actions 5..0",
+            line("seeds", counts(range(11, 5, -1))),
+            line("seeds", counts(range(core.ROW))),
+            line("pit", (f"{p} " for p in range(core.ROW))) + "   player 0, actions 0..5",
+            status_line(state, last_action),
+        ]
+    )
+
+
+_SEED = (235, 222, 190)
+
+
+def render_rgb(state: State, last_action: int | None = None) -> np.ndarray:
+    """The 2 x 6 board as an RGB image (H x W x 3 uint8) in the style of the two-colour game's pictures: player 1's
+    row (pits 11..6) on top, player 0's (lighter holes, 0..5) below, each pit's seeds drawn and counted, the stores at
+    the sides (player 1's left, player 0's right), the pit ``last_action`` was played from ringed in yellow."""
+    font = ImageFont.load_default()
+    row_height = CELL + TEXT_HEIGHT
+    board_height = 2 * row_height
+    width = 2 * MARGIN + 2 * STORE_WIDTH + core.ROW * CELL
+    height = 2 * MARGIN + board_height + 2 * TEXT_HEIGHT
+    image = Image.new("RGB", (width, height), _WOOD)
+    draw = ImageDraw.Draw(image)
+    marked = last_pit(state, last_action)
+    left = MARGIN + STORE_WIDTH
+    board = state.board
+    for screen_row, pits in enumerate((range(11, 5, -1), range(core.ROW))):
+        top = MARGIN + screen_row * row_height
+        for col, pit in enumerate(pits):
+            x0, y0 = left + col * CELL, top + (TEXT_HEIGHT if screen_row == 0 else 0)
+            box = (x0 + 4, y0 + 4, x0 + CELL - 4, y0 + CELL - 4)
+            own = pit < core.ROW
+            draw.ellipse(box, fill=_OWN_HOLE if own else _HOLE, outline=_LAST if pit == marked else None, width=4)
+            _draw_seeds(draw, x0 + CELL // 2, y0 + CELL // 2, board[pit])
+            label_y = top if screen_row == 0 else y0 + CELL
+            draw.text((x0 + 6, label_y + 3), str(pit), fill=_TEXT, font=font)
+            draw.text((x0 + CELL - 22, label_y + 3), str(board[pit]), fill=_TEXT, font=font)
+    for player, x0 in ((1, MARGIN), (0, width - MARGIN - STORE_WIDTH)):
+        draw.rounded_rectangle((x0 + 4, MARGIN + 4, x0 + STORE_WIDTH - 4, MARGIN + board_height - 4), 16, fill=_HOLE)
+        draw.text((x0 + 12, MARGIN + board_height // 2 - 12), f"P{player}", fill=_TEXT, font=font)
+        draw.text((x0 + 12, MARGIN + board_height // 2 + 4), str(state.stores[player]), fill=_TEXT, font=font)
+    draw.text((MARGIN, MARGIN + board_height + 6), status_line(state, last_action), fill=_TEXT, font=font)
+    return np.asarray(image, dtype=np.uint8).copy()
+
+
+def _draw_seeds(draw: ImageDraw.ImageDraw, cx: int, cy: int, seeds: int) -> None:
+    """Up to ``MAX_DOTS`` dots in a small grid centred on the pit."""
+    shown = min(seeds, MAX_DOTS)
+    step = 2 * DOT_RADIUS + 3
+    rows = -(-shown // DOTS_PER_ROW)
+    for i in range(shown):
+        x = cx + (i % DOTS_PER_ROW - (DOTS_PER_ROW - 1) / 2) * step
+        y = cy + (i // DOTS_PER_ROW - (rows - 1) / 2) * step
+        draw.ellipse((x - DOT_RADIUS, y - DOT_RADIUS, x + DOT_RADIUS, y + DOT_RADIUS), fill=_SEED)
