@@ -1,25 +1,27 @@
-"""PettingZoo AEC environment of the two-colour Awale, built like PettingZoo's classic board games.
+"""PettingZoo AEC environment of any game of the toolkit, built like PettingZoo's classic board games.
 
-``awale_env.env()`` is the wrapped environment (illegal moves lose with -1, out-of-range actions assert, calls are
-checked for order), ``awale_env.raw_env`` the bare one; ``pettingzoo.make("aec", "awale_env/awale-v0")`` builds
-the wrapped one too.
+``awale_env.env()`` is the wrapped environment of the two-colour Awale (illegal moves lose with -1, out-of-range
+actions assert, calls are checked for order), ``awale_env.oware_env()`` and ``awale_env.hawalis_env()`` the same
+for the other games, ``awale_env.raw_env`` the bare one (``game=`` chooses). ``pettingzoo.make("aec", id)`` builds
+the wrapped ones too, ids ``awale_env/awale-v0``, ``awale_env/oware-v0`` and ``awale_env/hawalis-v0``.
 """
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
-from pettingzoo.utils import AgentSelector, wrappers
+from pettingzoo.utils import wrappers
 
 from awale_env import render as board_render
-from awale_env.core import awale16 as core
-from awale_env.core.batch import move_reward
-from awale_env.gym_env import RENDER_FPS, RENDER_MODES, check_options, observation_box
-from awale_env.rules import DEFAULT_MAX_PLIES, State
+from awale_env.core.batch import SCORE_DIFF
+from awale_env.games import DEFAULT_GAME, Game, get_game
+from awale_env.games.base import GAME_DEFAULT
+from awale_env.gym_env import RENDER_FPS, RENDER_MODES, check_options
 
 AGENTS = ("player_0", "player_1")
 
@@ -78,13 +80,26 @@ class OrderEnforcingWrapper(_DirectAttributes, wrappers.OrderEnforcingWrapper):
 
 def env(**kwargs: Any) -> AECEnv:
     """The AEC environment with PettingZoo's standard wrappers for board games: an illegal move ends the game with
-    -1 for its mover (``TerminateIllegalWrapper``), actions outside 0-31 fail an assertion, and misuse of the API
-    (stepping before ``reset``) raises. Keyword arguments go to :class:`raw_env`. The wrappers are PettingZoo's own,
-    subclassed only to read the step attributes directly (:class:`_DirectAttributes`)."""
+    -1 for its mover (``TerminateIllegalWrapper``), actions outside the action space fail an assertion, and misuse
+    of the API (stepping before ``reset``) raises. Keyword arguments go to :class:`raw_env` (``game="awale16"`` by
+    default). The wrappers are PettingZoo's own, subclassed only to read the step attributes directly
+    (:class:`_DirectAttributes`)."""
     aec = raw_env(**kwargs)
     aec = TerminateIllegalWrapper(aec, illegal_reward=-1)
     aec = AssertOutOfBoundsWrapper(aec)
     return OrderEnforcingWrapper(aec)
+
+
+def oware_env(**kwargs: Any) -> AECEnv:
+    """:func:`env` for Oware (``preset="texts"`` or ``"openspiel"`` and the rule flags of docs/rules_oware.md);
+    registered as ``awale_env/oware-v0``."""
+    return env(game="oware", **kwargs)
+
+
+def hawalis_env(**kwargs: Any) -> AECEnv:
+    """:func:`env` for Hawalis (rule flags ``first_player``, ``endless_move``); registered as
+    ``awale_env/hawalis-v0``."""
+    return env(game="hawalis", **kwargs)
 
 
 class ActionSpace(spaces.Discrete):
@@ -98,20 +113,26 @@ class ActionSpace(spaces.Discrete):
 
 
 class raw_env(AECEnv, EzPickle):
-    """The two-colour Awale for two agents: ``player_0`` (odd holes, moves first) and ``player_1`` (even holes).
+    """A game of the toolkit for two agents, ``player_0`` and ``player_1`` (the game's players 0 and 1), through
+    the :class:`awale_env.games.Game` protocol: ``game`` is ``"awale16"`` (default), ``"oware"`` or ``"hawalis"``.
 
-    Actions are ``Discrete(32)`` in the absolute encoding of rule 13 (``2 * (hole - 1) + colour``) for both agents.
-    ``observe(agent)`` returns ``{"observation": float32[35], "action_mask": int8[32]}``: the board from that
-    agent's side (layout in :func:`awale_env.gym_env.observation_box`: own holes at the even entries, both colours
-    per hole, own store first, plies used) and its legal actions, all zeros unless it is to move.
+    Actions are ``Discrete(game.num_actions)``, the game's own encoding (absolute for the two-colour Awale, rule
+    13; the mover's pits for Oware and Hawalis). ``observe(agent)`` returns ``{"observation": float32[obs_size],
+    "action_mask": int8[num_actions]}``: the game's ``observation_tensor`` from that agent's side (own pits first,
+    stores, plies used) and its legal actions, all zeros unless it is to move.
 
-    Rewards are zero-sum: ``reward="win_loss"`` pays +1 / -1 (0 for a draw) when the game ends; ``"score_diff"``
-    pays the mover ``gained / 64`` per move and the other agent the opposite, so a game adds up to the final store
-    difference / 64. Reaching ``max_plies`` ends the game (termination, not truncation: it is a rule of the game and
-    the observation shows the plies used). ``infos[agent]`` holds ``action_mask`` (as in the observation) and, at
-    the end, ``stores`` (player_0's first) and ``end_reason``. An illegal action raises
-    :class:`awale_env.IllegalMoveError` here; :func:`env` turns it into a loss. ``game`` is the current
-    :class:`awale_env.State` (named so as not to hide PettingZoo's ``state()``).
+    ``max_plies`` is the game's ply limit (``"default"``: 400 for awale16, 1000 for the others; None: no limit);
+    reaching it ends the game (termination, not truncation: it is a rule of the game and the observation shows the
+    plies used). Further keyword arguments are the game's rule flags (e.g. ``preset="openspiel"`` for Oware,
+    ``endless_move="illegal"`` for Hawalis); a game that leaves something to chance (Oware's ``"texts"`` first
+    player) draws it from ``reset(seed=...)``, so seeded resets are reproducible.
+
+    Rewards are zero-sum: ``reward="win_loss"`` pays the game's returns (+1 / -1 / 0) when it ends;
+    ``"score_diff"`` pays the mover the change of its store lead over the move / ``game.total_seeds`` (the other
+    agent the opposite), so a game adds up to the final store difference / total seeds. ``infos[agent]`` holds
+    ``action_mask`` (as in the observation) and, at the end, ``stores`` (player_0's first) and ``end_reason``. An
+    illegal action raises :class:`awale_env.IllegalMoveError` here; :func:`env` turns it into a loss. ``game`` is
+    the current State (named so as not to hide PettingZoo's ``state()``), ``game_spec`` the :class:`Game`.
     """
 
     metadata = {
@@ -122,28 +143,43 @@ class raw_env(AECEnv, EzPickle):
     }
 
     def __init__(
-        self, max_plies: int | None = DEFAULT_MAX_PLIES, reward: str = "win_loss", render_mode: str | None = None
+        self,
+        game: str | Game = DEFAULT_GAME,
+        max_plies: int | str | None = GAME_DEFAULT,
+        reward: str = "win_loss",
+        render_mode: str | None = None,
+        **options: Any,
     ) -> None:
-        EzPickle.__init__(self, max_plies=max_plies, reward=reward, render_mode=render_mode)
+        EzPickle.__init__(self, game=game, max_plies=max_plies, reward=reward, render_mode=render_mode, **options)
         super().__init__()
+        spec = get_game(game)
+        if "seed" in options:
+            raise ValueError("seed is not an environment option: pass it to reset(seed=...)")
+        spec.check_options(options, rule_flags_only=True)
+        max_plies = spec.ply_limit(max_plies)
         self._reward_mode = check_options(max_plies, reward, render_mode)
+        self.game_spec = spec
+        self.metadata = {**type(self).metadata, "name": f"{spec.title.lower()}_v0"}
         self.max_plies = max_plies
         self.reward = reward
         self.render_mode = render_mode
+        self.options = options
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
-        self.action_spaces = {agent: ActionSpace(core.NUM_ACTIONS) for agent in AGENTS}
+        self.action_spaces = {agent: ActionSpace(spec.num_actions) for agent in AGENTS}
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
-                    "observation": observation_box(),
-                    "action_mask": spaces.Box(0, 1, (core.NUM_ACTIONS,), dtype=np.int8),
+                    "observation": spec.observation_space(),
+                    "action_mask": spaces.Box(0, 1, (spec.num_actions,), dtype=np.int8),
                 }
             )
             for agent in AGENTS
         }
-        self.game = State.initial(max_plies)
+        self._rng = random.Random()
+        self.game = spec.initial(max_plies=max_plies, **options)  # checks the rule flags' values at once
         self._last_action: int | None = None
+        self._masked, self._legal_mask = None, np.zeros(spec.num_actions, dtype=np.int8)
 
     def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
@@ -152,10 +188,11 @@ class raw_env(AECEnv, EzPickle):
         return self.action_spaces[agent]
 
     def _mask(self, agent: str) -> np.ndarray:
-        mask = np.zeros(core.NUM_ACTIONS, dtype=np.int8)
-        if agent == self.agent_selection and not self.game.is_terminal:
-            core.legal_mask(self.game._seeds, self.game.to_move, mask.view(bool))
-        return mask
+        if agent != self.agent_selection or self.game.is_terminal:
+            return np.zeros(self.game_spec.num_actions, dtype=np.int8)
+        if self._masked is not self.game:  # one legal_mask per position: observe and infos ask for it again
+            self._masked, self._legal_mask = self.game, self.game.legal_mask().view(np.int8)
+        return self._legal_mask.copy()
 
     def _set_infos(self) -> None:
         """Fresh ``infos`` holding each agent's action mask, as in its observation."""
@@ -166,16 +203,18 @@ class raw_env(AECEnv, EzPickle):
         return {"observation": self.game.observation_tensor(seat), "action_mask": self._mask(agent)}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a new game (the game has no randomness, so ``seed`` changes nothing)."""
-        self.game = State.initial(self.max_plies)
+        """Start a new game; ``seed`` re-seeds what the game leaves to chance (nothing for the two-colour Awale)."""
+        if seed is not None:
+            self._rng = random.Random(seed)  # cheaper than a NumPy generator; it only draws the games' seeds
+        draw = self._rng.getrandbits(63)
+        self.game = self.game_spec.initial(max_plies=self.max_plies, seed=draw, **self.options)
         self._last_action = None
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
-        self._agent_selector = AgentSelector(self.agents)
-        self.agent_selection = self._agent_selector.reset()
+        self.agent_selection = AGENTS[self.game.to_move]
         self._set_infos()
         if self.render_mode == "human":
             self.render()
@@ -184,20 +223,25 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
             self._was_dead_step(action)
             return
-        mover = self.game.to_move
-        self.game = self.game.play(int(action))
+        before = self.game
+        mover = before.to_move
+        self.game = state = before.play(int(action))
         self._last_action = int(action)
-        stores = self.game.stores
-        reward = move_reward(self._reward_mode, self.game._status, mover, self.game.last_capture, *stores)
+        stores = state.stores
+        over = state.is_terminal
+        if self._reward_mode == SCORE_DIFF:
+            lead, old = stores[mover] - stores[1 - mover], before.stores
+            reward = (lead - (old[mover] - old[1 - mover])) / self.game_spec.total_seeds
+        else:
+            reward = state.returns()[mover] if over else 0.0
         self.rewards = {AGENTS[mover]: reward, AGENTS[1 - mover]: -reward}
-        self.agent_selection = self._agent_selector.next()
-        over = self.game.is_terminal
+        self.agent_selection = AGENTS[state.to_move]
         if over:
             self.terminations = dict.fromkeys(AGENTS, True)
         self._set_infos()
         if over:
             for info in self.infos.values():
-                info.update(stores=stores, end_reason=self.game.end_reason)
+                info.update(stores=stores, end_reason=state.end_reason)
         self._cumulative_rewards[AGENTS[mover]] = 0.0
         self._accumulate_rewards()
         if self.render_mode == "human":

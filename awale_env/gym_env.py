@@ -45,7 +45,9 @@ def observation_box() -> spaces.Box:
 def check_options(max_plies: int | None, reward: str, render_mode: str | None) -> int:
     """Validate the options every environment shares; return the reward scheme's code for the kernels."""
     if max_plies is not None and (isinstance(max_plies, bool) or not isinstance(max_plies, Integral) or max_plies < 1):
-        raise ValueError(f"max_plies must be a positive integer or None (no limit), got {max_plies!r}")
+        raise ValueError(
+            f"max_plies must be a positive integer, None (no limit) or 'default' (the game's limit), got {max_plies!r}"
+        )
     if reward not in REWARD_MODES:
         raise ValueError(f"reward must be one of {', '.join(map(repr, REWARD_MODES))}, got {reward!r}")
     if render_mode is not None and render_mode not in RENDER_MODES:

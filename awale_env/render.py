@@ -7,6 +7,7 @@ above them, so sowing runs anticlockwise on screen; player 0 owns the odd holes 
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -120,15 +121,20 @@ def png_bytes(state: State, last_action: int | None = None) -> bytes:
     return buffer.getvalue()
 
 
-def render(mode: str | None, state: State, last_action: int | None = None) -> str | np.ndarray | None:
-    """What an environment's ``render()`` returns in ``mode``: the ANSI text, the RGB image, or None after printing
-    the board (``"human"``); None with a warning when the environment was made without a render mode."""
+def render(mode: str | None, state: Any, last_action: int | None = None) -> str | np.ndarray | None:
+    """What an environment's ``render()`` returns in ``mode`` for a State of any game: the text board, the RGB
+    image, or None after printing the board (``"human"``); None with a warning when the environment was made without
+    a render mode. The drawings are the game's own (:class:`awale_env.games.Game`)."""
+    from awale_env.games import game_of  # here: the games' modules import this one for its drawing style
+
     if mode is None:
         gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'")
         return None
-    if mode == "ansi":
-        return ansi_board(state, last_action)
+    game = game_of(state)
     if mode == "rgb_array":
-        return board_image(state, last_action)
-    print(ansi_board(state, last_action))
+        return game.render_rgb(state, last_action)
+    text = game.render_ansi(state, last_action)
+    if mode == "ansi":
+        return text
+    print(text)
     return None

@@ -27,14 +27,6 @@ def _actions_of(bits: int) -> tuple[int, ...]:
     return tuple(a for a in range(NUM_ACTIONS) if (bits >> a) & 1)
 
 
-@cache
-def _mask_of(bits: int) -> np.ndarray:
-    mask = np.zeros(NUM_ACTIONS, dtype=bool)
-    mask[list(_actions_of(bits))] = True
-    mask.flags.writeable = False
-    return mask
-
-
 def _check_counts(name: str, values: Iterable[Any], length: int) -> list[int]:
     values = list(values)
     if len(values) != length:
@@ -214,8 +206,12 @@ class State:
         return list(_actions_of(self._legal))
 
     def legal_mask(self) -> np.ndarray:
-        """Boolean mask of shape (32,), True for legal actions."""
-        return _mask_of(self._legal).copy()
+        """Boolean mask of shape (32,), True for legal actions. Drawn by the compiled kernel: a position's mask is
+        rarely seen twice, so a cache of masks would mostly miss (and a miss costs several kernel calls)."""
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        if self._legal:
+            core.legal_mask(self._seeds, self._to_move, mask)
+        return mask
 
     def observation_tensor(self, player: int | None = None) -> np.ndarray:
         """Float32 vector of length 35 drawn from ``player``'s point of view (default: the player to move); the

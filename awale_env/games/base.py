@@ -15,6 +15,7 @@ from numbers import Integral
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 
 from awale_env import render as awale16_render
 from awale_env.core import awale16 as awale16_core
@@ -26,38 +27,58 @@ from awale_env.rules import State as Awale16State
 
 #: The options :meth:`Game.initial` takes for every game, beside the game's own rule flags.
 COMMON_OPTIONS = ("max_plies", "seed")
+#: ``max_plies=GAME_DEFAULT`` (every environment's default) asks for the game's own ply limit; None means no limit.
+GAME_DEFAULT = "default"
 
 
 @dataclass(frozen=True)
 class Game(ABC):
     """One game of the toolkit.
 
+    ``title`` names its environments (``awale_env/{title}-v0`` for Gymnasium, the lower-case one for PettingZoo);
     ``total_seeds`` scales the ``"score_diff"`` rewards (a game's rewards add up to the final store difference
     divided by it); ``rule_options`` are the rule flags :meth:`initial` accepts beside ``max_plies`` and ``seed``.
     """
 
     name: str
+    title: str
     num_actions: int
     obs_size: int
     state_type: type
     default_max_plies: int
     total_seeds: int
     rule_options: tuple[str, ...]
+    board_entries: int
+    max_board_entry: float
+
+    def observation_space(self) -> spaces.Box:
+        """The Box of ``State.observation_tensor``: float32[obs_size], the first ``board_entries`` entries pit
+        contents (at most ``max_board_entry``: every seed of the game in one pit), the others fractions in [0, 1]."""
+        high = np.ones(self.obs_size, dtype=np.float32)
+        high[: self.board_entries] = self.max_board_entry
+        return spaces.Box(low=np.zeros(self.obs_size, dtype=np.float32), high=high, dtype=np.float32)
 
     @property
     def options(self) -> tuple[str, ...]:
         """Every option :meth:`initial` accepts."""
         return (*COMMON_OPTIONS, *self.rule_options)
 
-    def check_options(self, options: dict[str, Any]) -> None:
-        """Raise ValueError naming the allowed options if ``options`` holds another one (values are checked by the
-        game's ``State.initial``)."""
-        unknown = sorted(set(options) - set(self.options))
+    def check_options(self, options: dict[str, Any], rule_flags_only: bool = False) -> None:
+        """Raise ValueError naming the allowed options if ``options`` holds another one (the values are checked by
+        the game's ``State.initial``). ``rule_flags_only``: allow only :attr:`rule_options` (environments take
+        ``max_plies`` themselves and the seed from ``reset``)."""
+        allowed = self.rule_options if rule_flags_only else self.options
+        unknown = sorted(set(options) - set(allowed))
         if unknown:
+            what = "rule options" if rule_flags_only else "options"
             raise ValueError(
                 f"unknown option(s) {', '.join(map(repr, unknown))} for the game {self.name!r}; "
-                f"its options are {', '.join(self.options)}"
+                f"its {what} are {', '.join(allowed) or 'none'}"
             )
+
+    def ply_limit(self, max_plies: int | str | None) -> int | None:
+        """``max_plies`` with :data:`GAME_DEFAULT` replaced by :attr:`default_max_plies` (other values unchecked)."""
+        return self.default_max_plies if isinstance(max_plies, str) and max_plies == GAME_DEFAULT else max_plies
 
     def initial(self, **options: Any) -> Any:
         """The starting position. ``max_plies`` defaults to :attr:`default_max_plies` (None: no limit), ``seed``
@@ -144,28 +165,37 @@ class Hawalis(Game):
 
 AWALE16 = Awale16(
     "awale16",
+    "Awale",
     awale16_core.NUM_ACTIONS,
     awale16_core.OBS_SIZE,
     Awale16State,
     DEFAULT_MAX_PLIES,
     awale16_core.TOTAL_SEEDS,
     (),
+    awale16_core.NUM_ACTIONS,  # both colours of every hole
+    awale16_core.TOTAL_SEEDS / awale16_core.SEED_SCALE,
 )
 OWARE = Oware(
     "oware",
+    "Oware",
     oware.NUM_ACTIONS,
     oware.core.OBS_SIZE,
     oware.State,
     oware.DEFAULT_MAX_PLIES,
     oware.core.TOTAL_SEEDS,
     ("preset", "first_player", "grand_slam", "on_repetition", "on_no_move", "stop_at_majority"),
+    oware.core.NUM_PITS,
+    oware.core.TOTAL_SEEDS / oware.core.SEED_SCALE,
 )
 HAWALIS = Hawalis(
     "hawalis",
+    "Hawalis",
     hawalis.NUM_ACTIONS,
     hawalis.OBS_SIZE,
     hawalis.State,
     hawalis.DEFAULT_MAX_PLIES,
     2 * hawalis.core.SEEDS_PER_SIDE,
     ("first_player", "endless_move"),
+    hawalis.core.BOARD_SIZE,
+    hawalis.core.SEEDS_PER_SIDE / hawalis.core.SEED_SCALE,  # captured seeds leave the board: a side holds <= 28
 )
