@@ -39,6 +39,13 @@ def _register_environments() -> None:
             entry_point="awale_env.gym_env:AwaleEnv",
             vector_entry_point="awale_env.vector:AwaleVectorEnv",
         )
+    for title in ("Oware", "Hawalis"):
+        if f"awale_env/{title}-v0" not in gymnasium.registry:
+            gymnasium.register(
+                id=f"awale_env/{title}-v0",
+                entry_point="awale_env.gym_env:AwaleEnv",
+                kwargs={"game": title.lower()},
+            )
     aec_registry = pettingzoo.env_registry.registration.aec_registry
     for name, factory in (("awale", "env"), ("oware", "oware_env"), ("hawalis", "hawalis_env")):
         if f"awale_env/{name}-v0" not in aec_registry:

@@ -18,10 +18,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from awale_env import render as board_render
-from awale_env.core.batch import SCORE_DIFF
 from awale_env.games import DEFAULT_GAME, Game, get_game
 from awale_env.games.base import GAME_DEFAULT
-from awale_env.gym_env import RENDER_FPS, RENDER_MODES, check_options
+from awale_env.gym_env import RENDER_FPS, RENDER_MODES, check_options, move_reward
 
 AGENTS = ("player_0", "player_1")
 
@@ -229,11 +228,7 @@ class raw_env(AECEnv, EzPickle):
         self._last_action = int(action)
         stores = state.stores
         over = state.is_terminal
-        if self._reward_mode == SCORE_DIFF:
-            lead, old = stores[mover] - stores[1 - mover], before.stores
-            reward = (lead - (old[mover] - old[1 - mover])) / self.game_spec.total_seeds
-        else:
-            reward = state.returns()[mover] if over else 0.0
+        reward = move_reward(self._reward_mode, self.game_spec, before, state)
         self.rewards = {AGENTS[mover]: reward, AGENTS[1 - mover]: -reward}
         self.agent_selection = AGENTS[state.to_move]
         if over:

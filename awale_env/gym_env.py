@@ -1,9 +1,11 @@
-"""Single-agent Gymnasium environment: the learner plays one seat, an opponent replies inside ``step()``.
+"""Single-agent Gymnasium environment of any game: the learner plays one seat, an opponent replies inside ``step()``.
 
-Registered as ``awale_env/Awale-v0`` by ``import awale_env``. Every transition is seen from the learner's side:
-the observation is the board from the learner's point of view (:func:`observation_box` documents it), actions are
-the absolute indices of rule 13, and :meth:`AwaleEnv.action_masks` gives the legal ones (sb3-contrib's MaskablePPO
-reads it, also through ``SubprocVecEnv``).
+Registered by ``import awale_env`` as ``awale_env/Awale-v0`` (the two-colour Awale), ``awale_env/Oware-v0`` and
+``awale_env/Hawalis-v0``. Every transition is seen from the learner's side: the observation is the board from the
+learner's point of view (the game's ``observation_tensor``; :func:`observation_box` documents the two-colour
+game's), actions are the game's own (the absolute indices of rule 13 for the two-colour Awale, the mover's pits
+for the others), and :meth:`AwaleEnv.action_masks` gives the legal ones (sb3-contrib's MaskablePPO reads it, also
+through ``SubprocVecEnv``).
 """
 
 from __future__ import annotations
@@ -17,16 +19,17 @@ import numpy as np
 from gymnasium import spaces
 
 from awale_env import render as board_render
-from awale_env.core import awale16 as core
-from awale_env.core.batch import ILLEGAL, OUTCOMES, REWARD_MODES, move_reward
-from awale_env.rules import DEFAULT_MAX_PLIES, State
+from awale_env.core.batch import REWARD_MODES, SCORE_DIFF
+from awale_env.games import AWALE16, DEFAULT_GAME, Game, get_game
+from awale_env.games.base import GAME_DEFAULT
 
 RENDER_MODES = ["human", "ansi", "rgb_array"]
 RENDER_FPS = 2
 
 
 def observation_box() -> spaces.Box:
-    """The space of :func:`awale_env.core.awale16.observe`: float32[35], the board from the observer's side.
+    """The space of :func:`awale_env.core.awale16.observe`: float32[35], the board from the observer's side (the
+    other games': ``Game.observation_space()``).
 
     Entries ``2 * k + c`` (k = 0..15, c = 0 red / 1 blue) hold the seeds of colour c in relative hole k divided by
     16: relative hole k is absolute hole ``k + 1 + seat`` (wrapping 16 -> 1), so the observer's own holes are the
@@ -37,9 +40,7 @@ def observation_box() -> spaces.Box:
     (0 without a limit). Seed entries reach 4 (all 64 seeds of a colour in one hole, 64/16); the others stay in
     [0, 1], so the upper bound is 4 for the 32 board entries and 1 for the last three.
     """
-    high = np.ones(core.OBS_SIZE, dtype=np.float32)
-    high[: core.NUM_ACTIONS] = core.TOTAL_SEEDS / core.SEED_SCALE
-    return spaces.Box(low=np.zeros(core.OBS_SIZE, dtype=np.float32), high=high, dtype=np.float32)
+    return AWALE16.observation_space()
 
 
 def check_options(max_plies: int | None, reward: str, render_mode: str | None) -> int:
@@ -57,6 +58,20 @@ def check_options(max_plies: int | None, reward: str, render_mode: str | None) -
     return REWARD_MODES.index(reward)
 
 
+def move_reward(reward_mode: int, game: Game, before: Any, after: Any) -> float:
+    """The reward of the player who moved from State ``before`` to ``after``; the other player's is its negative.
+
+    ``win_loss``: the mover's return (+1 / -1 / 0) once the game is over, 0 before. ``score_diff``: the change of the
+    mover's store lead over the move / ``game.total_seeds``, so a game adds up to the final store difference / total
+    seeds (seeds collected at the end count too).
+    """
+    mover = before.to_move
+    if reward_mode == SCORE_DIFF:
+        old, new = before.stores, after.stores
+        return ((new[mover] - new[1 - mover]) - (old[mover] - old[1 - mover])) / game.total_seeds
+    return after.returns()[mover] if after.is_terminal else 0.0
+
+
 def check_seat(learner_seat: int | str) -> int | str:
     """Validate a ``learner_seat`` option; return it as a plain int or ``"random"``."""
     if isinstance(learner_seat, str) and learner_seat == "random":
@@ -68,10 +83,10 @@ def check_seat(learner_seat: int | str) -> int | str:
 
 class Opponent:
     """The player inside ``step()``: an agent spec string (``"random"``, ``"greedy"``, ``"alphabeta:depth=2"``, built by
-    :func:`agents.make`), an object with ``act(state) -> int`` (and optionally ``reset(seed)``), or a callable
-    ``f(state) -> int``."""
+    :func:`agents.make`; random and greedy play every game through the State API), an object with
+    ``act(state) -> int`` (and optionally ``reset(seed)``), or a callable ``f(state) -> int``."""
 
-    def __init__(self, opponent: str | Any | Callable[[State], int]) -> None:
+    def __init__(self, opponent: str | Any | Callable[[Any], int]) -> None:
         if isinstance(opponent, str):
             import agents  # here, not at the top: agents imports awale_env
 
@@ -93,52 +108,69 @@ class Opponent:
         if callable(reset):
             reset(seed)
 
-    def act(self, state: State) -> int:
+    def act(self, state: Any) -> int:
         """The opponent's action, checked: an illegal one is the opponent's bug and raises IllegalMoveError."""
         return state.to_action(self._act(state))
 
 
 class AwaleEnv(gymnasium.Env):
-    """The two-colour Awale against a fixed opponent, from the learner's side.
+    """A game of the toolkit against a fixed opponent, from the learner's side.
 
     Args:
+        game: ``"awale16"`` (the two-colour Awale, default), ``"oware"`` or ``"hawalis"`` (or a
+            :class:`awale_env.games.Game`); every game goes through the same code.
         opponent: who replies inside ``step()`` (see :class:`Opponent`); default ``"random"``.
-        learner_seat: 0 (odd holes, moves first), 1, or ``"random"`` (drawn every episode). With seat 1 the
-            opponent's first move is already played when ``reset`` returns.
-        max_plies: the ply limit of rule 11 (None for none); reaching it ends the game (``terminated``: the rules
-            decide the result, and the observation shows the plies used).
-        reward: ``"win_loss"`` (+1 / -1 / 0 at the end) or ``"score_diff"`` (the learner's captures minus the
-            opponent's over the step, / 64; a game's rewards add up to the final store difference / 64).
-        render_mode: None, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (prints the coloured board).
+        learner_seat: 0, 1, or ``"random"`` (drawn every episode). Player 0 moves first in the two-colour Awale
+            and, by default, in Hawalis; Oware's ``"texts"`` preset draws the first player from the reset seed.
+            When the opponent moves first, its move is already played when ``reset`` returns.
+        max_plies: the game's ply limit (``"default"``: 400 for awale16, 1000 for the others; None: no limit);
+            reaching it ends the game (``terminated``: the rules decide the result, and the observation shows the
+            plies used).
+        reward: ``"win_loss"`` (the learner's return, +1 / -1 / 0, at the end) or ``"score_diff"`` (the change of
+            the learner's store lead over the step / the game's total seeds; a game's rewards add up to the final
+            store difference / total seeds).
+        render_mode: None, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (prints the board).
+        options: the game's rule flags, e.g. ``preset="openspiel"`` (Oware) or ``endless_move="illegal"``
+            (Hawalis).
 
     An action that is not legal never raises: the learner loses at once (reward -1, ``terminated``) and ``info``
     holds ``end_reason="illegal_action"`` and ``illegal_action``. ``info`` always holds ``action_mask`` and
     ``learner_seat``; at the end also ``stores`` (player 0's first), ``end_reason`` and ``winner``.
-    ``reset(seed=...)`` also re-seeds the opponent, so episodes are reproducible. ``game`` is the current
-    :class:`State` and ``learner`` the learner's seat in this episode.
+    ``reset(seed=...)`` also re-seeds the opponent and the game's chance, so episodes are reproducible. ``game`` is
+    the current State, ``game_spec`` the :class:`Game` and ``learner`` the learner's seat in this episode.
     """
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS}
 
     def __init__(
         self,
-        opponent: str | Any | Callable[[State], int] = "random",
+        opponent: str | Any | Callable[[Any], int] = "random",
         learner_seat: int | str = 0,
-        max_plies: int | None = DEFAULT_MAX_PLIES,
+        max_plies: int | str | None = GAME_DEFAULT,
         reward: str = "win_loss",
         render_mode: str | None = None,
+        game: str | Game = DEFAULT_GAME,
+        **options: Any,
     ) -> None:
+        spec = get_game(game)
+        if "seed" in options:
+            raise ValueError("seed is not an environment option: pass it to reset(seed=...)")
+        spec.check_options(options, rule_flags_only=True)
+        max_plies = spec.ply_limit(max_plies)
         self._reward_mode = check_options(max_plies, reward, render_mode)
         self.learner_seat_option = check_seat(learner_seat)
+        spec.initial(max_plies=max_plies, **options)  # checks the rule flags' values now, not at the first reset
         self.opponent = Opponent(opponent)
+        self.game_spec = spec
         self.max_plies = max_plies
         self.reward = reward
         self.render_mode = render_mode
-        self.observation_space = observation_box()
-        self.action_space = spaces.Discrete(core.NUM_ACTIONS)
-        self.game: State | None = None
+        self.options = options
+        self.observation_space = spec.observation_space()
+        self.action_space = spaces.Discrete(spec.num_actions)
+        self.game: Any = None
         self.learner = 0
-        self._outcome = core.ONGOING
+        self._illegal = False
         self._last_action: int | None = None
 
     # --- the Gymnasium API --------------------------------------------------------------------------------------
@@ -149,10 +181,11 @@ class AwaleEnv(gymnasium.Env):
         self.opponent.reset(opponent_seed)
         seat = self.learner_seat_option
         self.learner = int(self.np_random.integers(2)) if seat == "random" else seat
-        self.game = State.initial(self.max_plies)
-        self._outcome = core.ONGOING
+        game_seed = int(self.np_random.integers(2**63))
+        self.game = self.game_spec.initial(max_plies=self.max_plies, seed=game_seed, **self.options)
+        self._illegal = False
         self._last_action = None
-        if self.learner == 1:
+        while self.game.to_move != self.learner and not self.game.is_terminal:
             self._play(self.opponent.act(self.game))
         if self.render_mode == "human":
             self.render()
@@ -161,26 +194,26 @@ class AwaleEnv(gymnasium.Env):
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         if self.game is None:
             raise RuntimeError("call reset() before step()")
-        if self._outcome != core.ONGOING:
+        if self._over:
             raise RuntimeError("the episode is over; call reset() to start a new one")
         action = self._check_action(action)
         if not self.game.is_legal(action):
-            self._outcome = ILLEGAL
+            self._illegal = True
             self._last_action = action
             info = self._info()
             info["illegal_action"] = action
             return self._observation(), -1.0, True, False, info
         reward = self._play(action)
-        if self._outcome == core.ONGOING:
+        while not self.game.is_terminal and self.game.to_move != self.learner:
             reward += self._play(self.opponent.act(self.game))
         if self.render_mode == "human":
             self.render()
-        return self._observation(), reward, self._outcome != core.ONGOING, False, self._info()
+        return self._observation(), reward, self._over, False, self._info()
 
     def action_masks(self) -> np.ndarray:
-        """Boolean mask of the learner's legal actions, shape (32,); all False once the episode is over."""
-        if self.game is None or self._outcome != core.ONGOING:
-            return np.zeros(core.NUM_ACTIONS, dtype=bool)
+        """Boolean mask of the learner's legal actions, shape (num_actions,); all False once the episode is over."""
+        if self.game is None or self._over:
+            return np.zeros(self.game_spec.num_actions, dtype=bool)
         return self.game.legal_mask()
 
     def render(self) -> str | np.ndarray | None:
@@ -190,32 +223,36 @@ class AwaleEnv(gymnasium.Env):
 
     # --- internals ------------------------------------------------------------------------------------------------
 
+    @property
+    def _over(self) -> bool:
+        return self._illegal or self.game.is_terminal
+
     def _check_action(self, action: Any) -> int:
         value = np.asarray(action)
-        if value.shape != () or not np.issubdtype(value.dtype, np.integer) or not 0 <= value < core.NUM_ACTIONS:
-            raise ValueError(f"an action is an integer 0-{core.NUM_ACTIONS - 1} (rule 13), got {action!r}")
+        n = self.game_spec.num_actions
+        if value.shape != () or not np.issubdtype(value.dtype, np.integer) or not 0 <= value < n:
+            raise ValueError(f"an action is an integer 0-{n - 1} ({self.game_spec.name}), got {action!r}")
         return int(value)
 
     def _play(self, action: int) -> float:
         """Play one legal action for the side to move; return that move's reward for the learner."""
-        mover = self.game.to_move
-        self.game = self.game.play(action)
+        before = self.game
+        self.game = before.play(action)
         self._last_action = action
-        self._outcome = self.game._status
-        stores = self.game.stores
-        reward = move_reward(self._reward_mode, self._outcome, mover, self.game.last_capture, stores[0], stores[1])
-        return reward if mover == self.learner else -reward
+        reward = move_reward(self._reward_mode, self.game_spec, before, self.game)
+        return reward if before.to_move == self.learner else -reward
 
     def _observation(self) -> np.ndarray:
         return self.game.observation_tensor(self.learner)
 
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"action_mask": self.action_masks(), "learner_seat": self.learner}
-        if self._outcome != core.ONGOING:
+        if self._over:
             info["stores"] = self.game.stores
-            info["end_reason"] = OUTCOMES[self._outcome]
-            if self._outcome == ILLEGAL:
+            if self._illegal:
+                info["end_reason"] = "illegal_action"
                 info["winner"] = 1 - self.learner
             else:
+                info["end_reason"] = self.game.end_reason
                 info["winner"] = self.game.winner
         return info

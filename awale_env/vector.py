@@ -32,6 +32,7 @@ from gymnasium.vector.utils import batch_space
 
 from awale_env.core import awale16 as core
 from awale_env.core import batch
+from awale_env.games import DEFAULT_GAME, Game, get_game
 from awale_env.gym_env import Opponent, check_options, check_seat, observation_box
 from awale_env.rules import DEFAULT_MAX_PLIES, State
 
@@ -68,7 +69,13 @@ class AwaleVectorEnv(VectorEnv):
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         copy: bool = True,
         render_mode: None = None,
+        game: str | Game = DEFAULT_GAME,
     ) -> None:
+        if get_game(game).name != DEFAULT_GAME:
+            raise ValueError(
+                f"AwaleVectorEnv runs the two-colour Awale ('awale16') only, got game {get_game(game).name!r}; "
+                "for the other games wrap their AwaleEnv in gymnasium.vector.SyncVectorEnv"
+            )
         if isinstance(num_envs, bool) or not isinstance(num_envs, Integral) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if render_mode is not None:

@@ -5,14 +5,19 @@ from __future__ import annotations
 
 import pickle
 
+import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
+from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, render_test, seed_test
+from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
+import agents
 import awale_env
 from awale_env import IllegalMoveError
 from awale_env.games import GAMES, game_of, get_game, hawalis, oware
+from awale_env.gym_env import AwaleEnv
 
 # every game but the two-colour Awale (tests/test_env_aec.py covers it), Oware under both presets
 CONFIGS = {
@@ -222,3 +227,113 @@ def test_options_are_checked_and_pickled():
     env.reset(seed=1)
     raw = env.unwrapped
     assert raw.game.rules.name == "openspiel" and raw.reward == "score_diff" and raw.game.max_plies == 90
+
+
+# --- Gymnasium ------------------------------------------------------------------------------------------------------
+
+GYM_IDS = {"oware": "awale_env/Oware-v0", "oware-openspiel": "awale_env/Oware-v0", "hawalis": "awale_env/Hawalis-v0"}
+
+
+def gym_options(config: str) -> dict:
+    """The Gymnasium options of a config: its rule flags (the registered id chooses the game)."""
+    return {k: v for k, v in CONFIGS[config].items() if k != "game"}
+
+
+@pytest.mark.parametrize("config", CONFIG_IDS)
+def test_gymnasium_and_sb3_env_checkers_pass(config):
+    env = gymnasium.make(GYM_IDS[config], **gym_options(config), opponent="greedy", learner_seat="random")
+    assert env.unwrapped.game_spec.name == CONFIGS[config]["game"]
+    check_env(env.unwrapped, skip_render_check=False)
+    sb3_check_env(AwaleEnv(**CONFIGS[config], reward="score_diff", max_plies=80), warn=True)
+
+
+@pytest.mark.parametrize("config", CONFIG_IDS)
+@pytest.mark.parametrize("opponent", ["random", "greedy", "object", "callable"])
+def test_gym_episodes_follow_the_state_api(config, opponent):
+    opponents = {"object": agents.make("random"), "callable": lambda state: state.legal_actions()[-1]}
+    env = AwaleEnv(**CONFIGS[config], opponent=opponents.get(opponent, opponent), learner_seat="random", max_plies=150)
+    game = get_game(CONFIGS[config]["game"])
+    assert env.observation_space == game.observation_space() and env.action_space.n == game.num_actions
+    rng = np.random.default_rng(1)
+    for seed in range(3):
+        obs, info = env.reset(seed=seed)
+        total = 0.0
+        while True:
+            state, seat = env.game, env.learner
+            assert state.to_move == seat and not state.is_terminal and info["learner_seat"] == seat
+            np.testing.assert_array_equal(env.action_masks(), state.legal_mask())
+            np.testing.assert_array_equal(info["action_mask"], state.legal_mask())
+            np.testing.assert_array_equal(obs, state.observation_tensor(seat))
+            obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            total += reward
+            assert not truncated and env.observation_space.contains(obs)
+            if terminated:
+                break
+        final = env.game
+        assert final.is_terminal and total == final.returns()[seat]
+        assert info["winner"] == final.winner and info["end_reason"] == final.end_reason
+        assert info["stores"] == final.stores and not env.action_masks().any()
+
+
+@pytest.mark.parametrize("config", CONFIG_IDS)
+def test_gym_illegal_action_loses_with_minus_one(config):
+    env = AwaleEnv(**CONFIGS[config], opponent=lambda state: state.legal_actions()[0])
+    env.reset(seed=0)
+    while env.action_masks().all():
+        env.step(int(np.flatnonzero(env.action_masks())[0]))
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    obs, reward, terminated, truncated, info = env.step(illegal)
+    assert (reward, terminated, truncated) == (-1.0, True, False)
+    assert info["end_reason"] == "illegal_action" and info["illegal_action"] == illegal
+    assert info["winner"] == 1 - env.learner and not env.action_masks().any()
+    with pytest.raises(RuntimeError, match="episode is over"):
+        env.step(0)
+    env.reset(seed=1)
+    with pytest.raises(ValueError, match=f"integer 0-{env.action_space.n - 1}"):
+        env.step(env.action_space.n)
+
+
+def test_gym_score_diff_adds_up_to_the_final_store_difference():
+    for config in CONFIG_IDS:
+        env = AwaleEnv(**CONFIGS[config], reward="score_diff", learner_seat=1, max_plies=100)
+        total = 0.0
+        env.reset(seed=4)
+        while True:
+            _, reward, terminated, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+            total += reward
+            if terminated:
+                break
+        s0, s1 = info["stores"]
+        assert total == pytest.approx((s1 - s0) / env.game_spec.total_seeds)
+
+
+def test_gym_seeds_make_oware_episodes_reproducible():
+    def episode(seed):
+        env = AwaleEnv(game="oware", opponent="random", learner_seat="random")
+        obs, info = env.reset(seed=seed)
+        trace = [(env.game.ply, info["learner_seat"], obs.tobytes())]
+        for _ in range(6):
+            obs, *_ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+            trace.append(obs.tobytes())
+        return trace
+
+    assert episode(11) == episode(11)
+    # the random first player: with the learner at seat 0, the opponent sometimes moves first
+    plies = set()
+    env = AwaleEnv(game="oware")
+    for seed in range(10):
+        env.reset(seed=seed)
+        plies.add(env.game.ply)
+    assert plies == {0, 1}
+
+
+def test_gym_bad_options_are_named():
+    with pytest.raises(ValueError, match="unknown game"):
+        AwaleEnv(game="senet")
+    with pytest.raises(ValueError, match="unknown option\\(s\\) 'endless_move' for the game 'oware'"):
+        gymnasium.make("awale_env/Oware-v0", endless_move="loses")
+    with pytest.raises(ValueError, match="grand_slam must be one of"):
+        AwaleEnv(game="oware", grand_slam="always")
+    with pytest.raises(ValueError, match="reset"):
+        AwaleEnv(game="hawalis", seed=3)
+    assert AwaleEnv(game="hawalis").max_plies == 1000 and AwaleEnv(game="hawalis", max_plies=None).max_plies is None
