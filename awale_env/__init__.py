@@ -44,6 +44,7 @@ def _register_environments() -> None:
             gymnasium.register(
                 id=f"awale_env/{title}-v0",
                 entry_point="awale_env.gym_env:AwaleEnv",
+                vector_entry_point="awale_env.vector:AwaleVectorEnv",
                 kwargs={"game": title.lower()},
             )
     aec_registry = pettingzoo.env_registry.registration.aec_registry

@@ -1,7 +1,9 @@
-"""Batched Gymnasium vector environment: thousands of games stepped together in one compiled call.
+"""Batched Gymnasium vector environment: thousands of games stepped together in one compiled call, for any game.
 
-``AwaleVectorEnv(num_envs)`` is what ``gymnasium.make_vec("awale_env/Awale-v0", num_envs)`` builds by default. It
-runs in one of two modes:
+``AwaleVectorEnv(num_envs)`` is what ``gymnasium.make_vec("awale_env/Awale-v0", num_envs)`` builds by default
+(``game="oware"`` / ``"hawalis"``, or the ids ``awale_env/Oware-v0`` / ``awale_env/Hawalis-v0``, for the other games:
+each game has its own compiled kernels behind :class:`awale_env.batched.BatchedGames`). It runs in one of two
+modes:
 
 * against an opponent (default ``opponent="random"``): each game is the single-agent game of
   :class:`awale_env.gym_env.AwaleEnv` (the learner's move, then the opponent's reply, everything from the
@@ -15,8 +17,8 @@ runs in one of two modes:
 Autoreset follows Gymnasium 1.x: next-step by default (a game that ended is restarted by the following ``step``,
 which ignores its action and returns reward 0 and ``mover = -1``), or same-step (``autoreset_mode=SAME_STEP``:
 restarted at once, its last observation in ``infos["final_obs"]``). Masks of the legal actions of the player to
-move are ``action_masks()`` and ``infos["action_mask"]``, shape (num_envs, 32); all False for a game that just
-ended.
+move are ``action_masks()`` and ``infos["action_mask"]``, shape (num_envs, num_actions); all False for a game that
+just ended.
 """
 
 from __future__ import annotations
@@ -30,31 +32,35 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from awale_env.batched import ONGOING, batched_games
 from awale_env.core import awale16 as core
 from awale_env.core import batch
 from awale_env.games import DEFAULT_GAME, Game, get_game
-from awale_env.gym_env import Opponent, check_options, check_seat, observation_box
-from awale_env.rules import DEFAULT_MAX_PLIES, State
+from awale_env.games.base import GAME_DEFAULT
+from awale_env.gym_env import Opponent, check_options, check_seat
 
 OPPONENT_IN_STEP = "random"  # the opponent the compiled step plays itself
 
 
 class AwaleVectorEnv(VectorEnv):
-    """``num_envs`` games of the two-colour Awale as a Gymnasium ``VectorEnv`` (arrays in, arrays out).
+    """``num_envs`` games of one game as a Gymnasium ``VectorEnv`` (arrays in, arrays out).
 
     Args:
         num_envs: number of games.
+        game: ``"awale16"`` (default), ``"oware"`` or ``"hawalis"``; its rule flags go in ``options``.
         opponent: ``"random"`` (compiled), None for self-play, or any opponent :class:`awale_env.gym_env.AwaleEnv`
             accepts (a spec string builds one agent per game; an object or callable is shared by all games).
         learner_seat: 0, 1 or ``"random"`` (drawn for every game); ignored in self-play.
-        max_plies, reward: as in :class:`awale_env.gym_env.AwaleEnv`.
+        max_plies, reward: as in :class:`awale_env.gym_env.AwaleEnv` (Oware needs a ply limit here: it sizes each
+            game's repetition set).
         autoreset_mode: ``AutoresetMode.NEXT_STEP`` (Gymnasium's default) or ``AutoresetMode.SAME_STEP``.
         copy: return copies of the observation and mask buffers (True, like ``SyncVectorEnv``) or the buffers
             themselves, which the next ``step`` overwrites (faster).
 
-    ``infos`` hold ``action_mask`` (num_envs, 32), ``to_move`` and, in self-play, ``mover``; for games that ended
-    on this step (``infos["_outcome"]`` True) ``outcome`` (code into :data:`awale_env.core.batch.OUTCOMES`, e.g.
+    ``infos`` hold ``action_mask`` (num_envs, num_actions), ``to_move`` and, in self-play, ``mover``; for games that
+    ended on this step (``infos["_outcome"]`` True) ``outcome`` (code into :attr:`outcomes`, e.g.
     ``"illegal_action"``) and ``stores`` (num_envs, 2, player 0's first). An illegal action loses at once (-1).
+    ``games`` holds the games' arrays (:class:`awale_env.batched.BatchedGames`).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
@@ -62,20 +68,18 @@ class AwaleVectorEnv(VectorEnv):
     def __init__(
         self,
         num_envs: int,
-        opponent: str | Any | Callable[[State], int] | None = OPPONENT_IN_STEP,
+        opponent: str | Any | Callable[[Any], int] | None = OPPONENT_IN_STEP,
         learner_seat: int | str = 0,
-        max_plies: int | None = DEFAULT_MAX_PLIES,
+        max_plies: int | str | None = GAME_DEFAULT,
         reward: str = "win_loss",
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         copy: bool = True,
         render_mode: None = None,
         game: str | Game = DEFAULT_GAME,
+        **options: Any,
     ) -> None:
-        if get_game(game).name != DEFAULT_GAME:
-            raise ValueError(
-                f"AwaleVectorEnv runs the two-colour Awale ('awale16') only, got game {get_game(game).name!r}; "
-                "for the other games wrap their AwaleEnv in gymnasium.vector.SyncVectorEnv"
-            )
+        spec = get_game(game)
+        max_plies = spec.ply_limit(max_plies)
         if isinstance(num_envs, bool) or not isinstance(num_envs, Integral) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if render_mode is not None:
@@ -88,7 +92,9 @@ class AwaleVectorEnv(VectorEnv):
         self.metadata = {"autoreset_mode": mode}
         self.num_envs = n = int(num_envs)
         self.max_plies = max_plies
-        self._limit = core.NO_LIMIT if max_plies is None else int(max_plies)
+        self.game_spec = spec
+        self.games = batched_games(spec, n, max_plies, self._reward_mode, options)
+        self.outcomes = self.games.outcomes
         self.self_play = opponent is None
         self._compiled_opponent = isinstance(opponent, str) and opponent == OPPONENT_IN_STEP
         self._seat_option = learner_seat
@@ -102,26 +108,22 @@ class AwaleVectorEnv(VectorEnv):
         self._same_step = mode == AutoresetMode.SAME_STEP
         self._copy = copy
 
-        self.single_observation_space = observation_box()
-        self.single_action_space = spaces.Discrete(core.NUM_ACTIONS)
+        self.single_observation_space = spec.observation_space()
+        self.single_action_space = spaces.Discrete(spec.num_actions)
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
 
-        self.seeds = np.zeros((n, core.NUM_ACTIONS), dtype=core.SEED_DTYPE)
-        self.stores = np.zeros((n, 2), dtype=core.STORE_DTYPE)
-        self.player = np.zeros(n, dtype=np.int64)
-        self.ply = np.zeros(n, dtype=np.int64)
-        self.status = np.zeros(n, dtype=np.int64)
+        self.player = self.games.player
         self.learner = np.zeros(n, dtype=np.int64)
         self._rngs = np.ones((n, 1), dtype=np.uint64)
-        self._obs = np.zeros((n, core.OBS_SIZE), dtype=np.float32)
-        self._masks = np.zeros((n, core.NUM_ACTIONS), dtype=bool)
-        self._final_obs = np.zeros((n, core.OBS_SIZE), dtype=np.float32)
-        self._final_masks = np.zeros((n, core.NUM_ACTIONS), dtype=bool)
+        self._obs = np.zeros((n, spec.obs_size), dtype=np.float32)
+        self._masks = np.zeros((n, spec.num_actions), dtype=bool)
+        self._final_obs = np.zeros((n, spec.obs_size), dtype=np.float32)
+        self._final_masks = np.zeros((n, spec.num_actions), dtype=bool)
         self._rewards = np.zeros(n, dtype=np.float64)
         self._outcome = np.zeros(n, dtype=np.int64)
         self._mover = np.zeros(n, dtype=np.int64)
-        self._end_stores = np.zeros((n, 2), dtype=core.STORE_DTYPE)
+        self._end_stores = np.zeros((n, 2), dtype=np.int16)
         self._started = False
 
     # --- the Gymnasium API --------------------------------------------------------------------------------------
@@ -151,10 +153,9 @@ class AwaleVectorEnv(VectorEnv):
                 self._start_vs_agent(i)
             self._write_views()
         else:
-            batch.reset_games(
-                self.seeds, self.stores, self.player, self.ply, self.status, self._limit, self._reward_mode,
-                self._compiled_opponent, self.learner, self._seat_mode, self._rngs, which, self._obs, self._masks,
-            )  # fmt: skip
+            self.games.reset(
+                self._compiled_opponent, self.learner, self._seat_mode, self._rngs, which, self._obs, self._masks
+            )
         return self._out(self._obs), {"action_mask": self._out(self._masks), "to_move": self.player.copy()}
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -164,21 +165,20 @@ class AwaleVectorEnv(VectorEnv):
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {actions!r}")
         actions = actions.astype(np.int64, copy=False)
-        games = (self.seeds, self.stores, self.player, self.ply, self.status, self._limit, self._reward_mode)
         outputs = (self._obs, self._masks, self._final_obs, self._final_masks)
         if self.self_play:
-            batch.step_self_play(
-                *games, self._same_step, actions, self._rewards, self._outcome, self._mover, self._end_stores,
+            self.games.step_self_play(
+                self._rngs, self._same_step, actions, self._rewards, self._outcome, self._mover, self._end_stores,
                 *outputs,
             )  # fmt: skip
         elif self._compiled_opponent:
-            batch.step_vs_random(
-                *games, self._same_step, self.learner, self._seat_mode, self._rngs, actions, self._rewards,
-                self._outcome, self._end_stores, *outputs,
+            self.games.step_vs_random(
+                self._same_step, self.learner, self._seat_mode, self._rngs, actions, self._rewards, self._outcome,
+                self._end_stores, *outputs,
             )  # fmt: skip
         else:
             self._step_vs_agents(actions)
-        ended = self._outcome != core.ONGOING
+        ended = self._outcome != ONGOING
         infos: dict[str, Any] = {
             "action_mask": self._out(self._masks),
             "_action_mask": np.ones(self.num_envs, dtype=bool),
@@ -199,51 +199,47 @@ class AwaleVectorEnv(VectorEnv):
         return self._out(self._obs), self._rewards.copy(), ended, truncated, infos
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions of the player to move in every game (the learner against an opponent), bool (num_envs, 32)."""
+        """Legal actions of the player to move in every game (the learner against an opponent), bool
+        (num_envs, num_actions)."""
         return self._masks.copy()
 
-    def state(self, i: int) -> State:
-        """Game ``i`` as a :class:`State` (to inspect or render it)."""
-        seeds = self.seeds[i]
-        return State.from_position(
-            seeds[0::2].tolist(), seeds[1::2].tolist(), self.stores[i].tolist(), int(self.player[i]),
-            int(self.ply[i]), self.max_plies,
-        )  # fmt: skip
+    def state(self, i: int) -> Any:
+        """Game ``i`` as a State of its game (to inspect or render it; Oware's repetition set starts afresh)."""
+        return self.games.state(i)
 
     # --- internals ----------------------------------------------------------------------------------------------
 
     def _out(self, buffer: np.ndarray) -> np.ndarray:
         return buffer.copy() if self._copy else buffer
 
-    def _games(self, i: int) -> tuple:
-        return (self.seeds, self.stores, self.player, self.ply, self.status, self._limit, self._reward_mode, i)
-
-    def _opponent_reply(self, i: int) -> float:
-        """The opponent of game ``i`` moves; return its move's reward for the learner."""
-        return -batch.play(*self._games(i), self.opponents[i].act(self.state(i)))
+    def _opponent_replies(self, i: int) -> float:
+        """The opponent of game ``i`` moves while it is its turn; return its moves' reward for the learner."""
+        games, reward = self.games, 0.0
+        while games.status[i] == ONGOING and games.player[i] != self.learner[i]:
+            reward -= games.play(i, self.opponents[i].act(self.state(i)))
+        return reward
 
     def _start_vs_agent(self, i: int) -> None:
-        batch.restart(self.seeds, self.stores, self.player, self.ply, self.status, i)
+        self.games.start(i, self._rngs)
         seat = self._seat_option
         self.learner[i] = int(self.np_random.integers(2)) if seat == "random" else seat
-        if self.learner[i] == 1:
-            self._opponent_reply(i)
+        self._opponent_replies(i)
 
     def _step_vs_agents(self, actions: np.ndarray) -> None:
         """The learner's moves and the agents' replies, game by game in Python (the agents are Python objects)."""
+        status = self.games.status
         for i in range(self.num_envs):
-            self._outcome[i] = core.ONGOING
+            self._outcome[i] = ONGOING
             self._rewards[i] = 0.0
-            if self.status[i] != core.ONGOING:
+            if status[i] != ONGOING:
                 self._start_vs_agent(i)
                 continue
-            reward = batch.play(*self._games(i), actions[i])
-            if self.status[i] == core.ONGOING:
-                reward += self._opponent_reply(i)
+            reward = self.games.play(i, int(actions[i]))
+            reward += self._opponent_replies(i)
             self._rewards[i] = reward
-            self._outcome[i] = self.status[i]
-            if self.status[i] != core.ONGOING:
-                self._end_stores[i] = self.stores[i]
+            self._outcome[i] = status[i]
+            if status[i] != ONGOING:
+                self._end_stores[i] = self.games.stores(i)
                 if self._same_step:
                     self._write_view(i, self._final_obs, self._final_masks)
                     self._start_vs_agent(i)
@@ -251,8 +247,7 @@ class AwaleVectorEnv(VectorEnv):
 
     def _write_view(self, i: int, obs: np.ndarray, masks: np.ndarray) -> None:
         """Game ``i`` from its learner's side into ``obs[i]`` and ``masks[i]``."""
-        games = (self.seeds, self.stores, self.player, self.ply, self.status, self._limit)
-        batch.write_view(*games, i, int(self.learner[i]), obs, masks)
+        self.games.view(i, int(self.learner[i]), obs, masks)
 
     def _write_views(self) -> None:
         for i in range(self.num_envs):

@@ -153,12 +153,12 @@ def test_bad_input_is_named():
     with pytest.raises(RuntimeError, match="reset"):
         vec.step(np.zeros(2, dtype=int))
     vec.reset(seed=0)
-    before = vec.seeds.copy()
+    before = vec.games.board.copy()
     with pytest.raises(ValueError, match="shape"):
         vec.step(np.zeros(3, dtype=int))
     with pytest.raises(ValueError, match="integer"):
         vec.step(np.zeros(2))
-    np.testing.assert_array_equal(vec.seeds, before)
+    np.testing.assert_array_equal(vec.games.board, before)
 
 
 def test_make_vec_builds_the_batched_env():

@@ -17,7 +17,8 @@ import agents
 import awale_env
 from awale_env import IllegalMoveError
 from awale_env.games import GAMES, game_of, get_game, hawalis, oware
-from awale_env.gym_env import AwaleEnv
+from awale_env.gym_env import AwaleEnv, move_reward
+from awale_env.vector import AwaleVectorEnv
 
 # every game but the two-colour Awale (tests/test_env_aec.py covers it), Oware under both presets
 CONFIGS = {
@@ -337,3 +338,152 @@ def test_gym_bad_options_are_named():
     with pytest.raises(ValueError, match="reset"):
         AwaleEnv(game="hawalis", seed=3)
     assert AwaleEnv(game="hawalis").max_plies == 1000 and AwaleEnv(game="hawalis", max_plies=None).max_plies is None
+
+
+# --- the batched vector env -----------------------------------------------------------------------------------------
+
+VECTOR_CONFIGS = {**CONFIGS, "hawalis-endless-illegal": {"game": "hawalis", "endless_move": "illegal"}}
+
+
+def same_position(a, b) -> bool:
+    """Board, stores, player to move and ply (not the history a State may keep, such as Oware's repetition set)."""
+    return (a.board, a.stores, a.to_move, a.ply) == (b.board, b.stores, b.to_move, b.ply)
+
+
+def pick_actions(masks: np.ndarray, rng: np.random.Generator, illegal_rate: float) -> np.ndarray:
+    """A uniformly random legal action per game (0 where none is legal), sometimes an illegal one."""
+    actions = np.where(masks.any(1), (rng.random(masks.shape) * masks).argmax(1), 0)
+    illegal = (rng.random(len(actions)) < illegal_rate) & masks.any(1) & ~masks.all(1)
+    actions[illegal] = [int(np.flatnonzero(~m)[0]) for m in masks[illegal]]
+    return actions
+
+
+@pytest.mark.parametrize("config", list(VECTOR_CONFIGS))
+@pytest.mark.parametrize("reward", ["win_loss", "score_diff"])
+def test_vector_self_play_agrees_with_the_state_api(config, reward):
+    n = 12
+    vec = AwaleVectorEnv(n, opponent=None, max_plies=60, reward=reward, **VECTOR_CONFIGS[config])
+    game = vec.game_spec
+    obs, info = vec.reset(seed=0)
+    assert obs.shape == (n, game.obs_size) and info["action_mask"].shape == (n, game.num_actions)
+    states = [vec.state(i) for i in range(n)]
+    assert all(s.ply == 0 and type(s) is game.state_type for s in states)
+    restarting = np.zeros(n, dtype=bool)
+    rng = np.random.default_rng(2)
+    ended = 0
+    for _ in range(150):
+        for i, s in enumerate(states):
+            if not restarting[i]:
+                assert same_position(vec.state(i), s)
+                np.testing.assert_array_equal(obs[i], s.observation_tensor(s.to_move))
+                np.testing.assert_array_equal(info["action_mask"][i], s.legal_mask())
+        actions = pick_actions(info["action_mask"], rng, illegal_rate=0.01)
+        obs, rewards, terminated, truncated, info = vec.step(actions)
+        assert not truncated.any() and vec.observation_space.contains(obs)
+        for i in range(n):
+            if restarting[i]:  # next-step autoreset: this step only restarted the game
+                assert info["mover"][i] == -1 and rewards[i] == 0 and not terminated[i]
+                states[i], restarting[i] = vec.state(i), False
+                assert states[i].ply == 0
+                continue
+            s, action = states[i], int(actions[i])
+            assert info["mover"][i] == s.to_move
+            if not s.is_legal(action):
+                assert terminated[i] and rewards[i] == -1 and vec.outcomes[info["outcome"][i]] == "illegal_action"
+                restarting[i] = True
+                continue
+            after = s.play(action)
+            assert rewards[i] == pytest.approx(move_reward(vec._reward_mode, game, s, after))
+            assert terminated[i] == after.is_terminal
+            if after.is_terminal:
+                assert vec.outcomes[info["outcome"][i]] == after.end_reason
+                assert tuple(info["stores"][i]) == after.stores and not info["action_mask"][i].any()
+                restarting[i] = True
+                ended += 1
+            states[i] = after
+    assert ended > 0
+
+
+@pytest.mark.parametrize("config", list(VECTOR_CONFIGS))
+def test_vector_random_opponent_replies_with_legal_moves(config):
+    n = 8
+    vec = AwaleVectorEnv(n, opponent="random", learner_seat="random", max_plies=60, **VECTOR_CONFIGS[config])
+    game = vec.game_spec
+    obs, info = vec.reset(seed=1)
+    rng = np.random.default_rng(3)
+    seats = set()
+    restarting = np.zeros(n, dtype=bool)
+    for _ in range(80):
+        states = [vec.state(i) for i in range(n)]
+        for i, s in enumerate(states):
+            if restarting[i]:
+                continue
+            assert s.to_move == vec.learner[i] and not s.is_terminal
+            np.testing.assert_array_equal(obs[i], s.observation_tensor(int(vec.learner[i])))
+            np.testing.assert_array_equal(info["action_mask"][i], s.legal_mask())
+            seats.add(int(vec.learner[i]))
+        actions = pick_actions(info["action_mask"], rng, illegal_rate=0.0)
+        obs, rewards, terminated, _, info = vec.step(actions)
+        for i, s in enumerate(states):
+            if restarting[i]:  # next-step autoreset: this step only restarted the game
+                assert rewards[i] == 0 and not terminated[i]
+                restarting[i] = False
+                continue
+            after = s.play(int(actions[i]))
+            mode = vec._reward_mode
+            outcomes = [(after, move_reward(mode, game, s, after))]
+            if not after.is_terminal:  # the opponent's reply: one of its legal moves
+                for reply in after.legal_actions():
+                    final = after.play(reply)
+                    outcomes.append((final, move_reward(mode, game, s, after) - move_reward(mode, game, after, final)))
+            matches = [
+                (final, reward)
+                for final, reward in outcomes
+                if final.is_terminal == terminated[i] and (final.is_terminal or final.to_move == vec.learner[i])
+                and (same_position(final, vec.state(i)) or final.is_terminal)
+            ]  # fmt: skip
+            assert matches, f"game {i}: no legal reply leads to the env's position"
+            assert rewards[i] in [pytest.approx(reward) for _, reward in matches]
+            if terminated[i]:
+                assert vec.outcomes[info["outcome"][i]] in {final.end_reason for final, _ in matches}
+                restarting[i] = True
+    assert seats == {0, 1}
+
+
+@pytest.mark.parametrize("config", ["oware", "hawalis"])
+def test_vector_same_step_autoreset_and_agent_opponents(config):
+    vec = AwaleVectorEnv(
+        6, opponent="greedy", learner_seat="random", max_plies=30, autoreset_mode="SameStep", **VECTOR_CONFIGS[config]
+    )
+    obs, info = vec.reset(seed=5)
+    rng = np.random.default_rng(5)
+    finished = 0
+    for _ in range(60):
+        for i in range(6):
+            s = vec.state(i)
+            assert s.to_move == vec.learner[i] and not s.is_terminal
+            np.testing.assert_array_equal(info["action_mask"][i], s.legal_mask())
+        obs, rewards, terminated, _, info = vec.step(pick_actions(info["action_mask"], rng, illegal_rate=0.0))
+        for i in np.flatnonzero(terminated):
+            assert vec.state(i).ply <= 1 and info["_final_obs"][i]  # already restarted; the last view kept
+            assert vec.outcomes[info["outcome"][i]] is not None and vec.observation_space.contains(info["final_obs"])
+            finished += 1
+    assert finished > 0
+
+
+def test_vector_make_vec_and_options():
+    for env_id, game in (("awale_env/Oware-v0", "oware"), ("awale_env/Hawalis-v0", "hawalis")):
+        vec = gymnasium.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", max_plies=40)
+        assert isinstance(vec.unwrapped, AwaleVectorEnv) and vec.unwrapped.game_spec.name == game
+        obs, info = vec.reset(seed=0)
+        assert obs.shape == (3, get_game(game).obs_size) and info["action_mask"].shape == (
+            3,
+            get_game(game).num_actions,
+        )
+    assert AwaleVectorEnv(2, game="oware", preset="openspiel").games.rules.name == "openspiel"
+    with pytest.raises(ValueError, match="ply limit"):
+        AwaleVectorEnv(2, game="oware", max_plies=None)
+    with pytest.raises(ValueError, match="unknown option\\(s\\) 'preset' for the game 'hawalis'"):
+        AwaleVectorEnv(2, game="hawalis", preset="texts")
+    with pytest.raises(ValueError, match="unknown game"):
+        AwaleVectorEnv(2, game="mancala")
