@@ -3,9 +3,11 @@
 A checkpoint is one zip file (``CHECKPOINT_FORMAT``) holding the Stable-Baselines3 model (``model.zip``, to resume
 training), the run's configuration (``config.json``), the opponent pool (``pool/``) and the policy's weights as plain
 arrays (``policy.npz``). The agent reads only ``config.json`` and ``policy.npz``, so playing needs neither torch nor
-SB3. The network sees the board from the mover's side (:func:`awale_env.core.awale16.observe`), optionally followed by
-one-move lookahead features (:func:`tactics`), and picks a *relative*
-action (:func:`awale_env.core.awale16.relative_action`), which is what makes one network play both seats.
+SB3. A policy plays one game of the toolkit (``game`` in its weights file: ``"awale16"``, the default, ``"oware"`` or
+``"hawalis"``). The network sees the board from the mover's side (the State's ``observation_tensor``), on the
+two-colour Awale optionally followed by one-move lookahead features (:func:`tactics`), and picks an action in the
+mover's own numbering (relative: :meth:`awale_env.games.Game.action_shift`), which is what makes one network play
+both seats.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from numba import njit
 
 from agents.base import check_seed
 from awale_env.core import awale16 as core
-from awale_env.rules import State
+from awale_env.games import DEFAULT_GAME, Game, game_of, get_game
 
 CHECKPOINT_FORMAT = "awale_env.ppo_selfplay/1"
 PRETRAINED_PATH = Path(__file__).parent / "pretrained" / "ppo_awale16.zip"
@@ -33,8 +35,24 @@ ACTIVATIONS = {
 }
 #: The logit given to illegal actions, as sb3-contrib's MaskableCategorical does.
 MASKED_LOGIT = -1e8
-#: What the network sees: the env's observation alone, or followed by the tactical features of :func:`tactics`.
+#: What the network sees on the two-colour Awale (input sizes): the env's observation alone, or followed by the
+#: tactical features of :func:`tactics`. The other games have ``"board"`` only (:func:`input_size`).
 FEATURE_SETS = {"board": core.OBS_SIZE, "tactics": core.OBS_SIZE + 2 * core.NUM_ACTIONS}
+
+
+def input_size(game: str | Game, features: str) -> int:
+    """The network's input size for ``features`` on ``game``; ValueError for features the game does not have."""
+    game = get_game(game)
+    if features not in FEATURE_SETS:
+        raise ValueError(f"features must be one of {', '.join(FEATURE_SETS)}, got {features!r}")
+    if features == "board":
+        return game.obs_size
+    if game.name != "awale16":
+        raise ValueError(
+            f"features={features!r} are the two-colour Awale's capture counts (agents.ppo.tactics); "
+            f"a {game.name} policy sees 'board'"
+        )
+    return FEATURE_SETS[features]
 
 
 @njit(cache=True, error_model="numpy")
@@ -72,11 +90,13 @@ def tactics(seeds, stores, player, ply, max_plies, out):
         out[core.NUM_ACTIONS + r] = best / core.SEED_SCALE
 
 
-def observe(state: State, player: int, features: str) -> np.ndarray:
-    """The network's input for ``player`` (who must be the player to move for the tactical features)."""
+def observe(state: Any, player: int, features: str) -> np.ndarray:
+    """The network's input for ``player`` (who must be the player to move for the tactical features, which only the
+    two-colour Awale has)."""
     board = state.observation_tensor(player)
     if features == "board":
         return board
+    input_size(game_of(state), features)  # a clear error for another game
     out = np.empty(FEATURE_SETS["tactics"], dtype=np.float32)
     out[: core.OBS_SIZE] = board
     stores = np.array(state._stores, dtype=core.STORE_DTYPE)
@@ -98,35 +118,42 @@ class PolicyNet:
     Small enough that one numpy forward pass per move beats a torch call, for the arena and for frozen opponents.
     """
 
-    def __init__(self, weights: list[np.ndarray], biases: list[np.ndarray], activation: str, features: str) -> None:
+    def __init__(
+        self,
+        weights: list[np.ndarray],
+        biases: list[np.ndarray],
+        activation: str,
+        features: str,
+        game: str | Game = DEFAULT_GAME,
+    ) -> None:
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
-        if features not in FEATURE_SETS:
-            raise ValueError(f"features must be one of {', '.join(FEATURE_SETS)}, got {features!r}")
+        self.game = get_game(game)
+        size = input_size(self.game, features)
         if len(weights) != len(biases) or not weights:
             raise ValueError("a policy needs as many weight matrices as bias vectors, at least one")
         self.weights = [np.ascontiguousarray(w, dtype=np.float32) for w in weights]
         self.biases = [np.ascontiguousarray(b, dtype=np.float32) for b in biases]
         self.activation = activation
         self.features = features
-        size = FEATURE_SETS[features]
-        if self.weights[0].shape[0] != size or self.weights[-1].shape[1] != core.NUM_ACTIONS:
+        actions = self.game.num_actions
+        if self.weights[0].shape[0] != size or self.weights[-1].shape[1] != actions:
             raise ValueError(
-                f"a policy on {features!r} features maps {size} inputs to {core.NUM_ACTIONS} logits, got "
+                f"a {self.game.name} policy on {features!r} features maps {size} inputs to {actions} logits, got "
                 f"{self.weights[0].shape[0]} -> {self.weights[-1].shape[1]}"
             )
 
     @classmethod
-    def from_sb3(cls, policy: Any, activation: str, features: str) -> PolicyNet:
+    def from_sb3(cls, policy: Any, activation: str, features: str, game: str | Game = DEFAULT_GAME) -> PolicyNet:
         """Copy the actor of an SB3 ``(Maskable)ActorCriticPolicy`` with an MLP extractor (no shared layers)."""
         linears = [m for m in policy.mlp_extractor.policy_net if hasattr(m, "weight")]
         linears.append(policy.action_net)
         weights = [m.weight.detach().cpu().numpy().T.copy() for m in linears]
         biases = [m.bias.detach().cpu().numpy().copy() for m in linears]
-        return cls(weights, biases, activation, features)
+        return cls(weights, biases, activation, features, game)
 
     def logits(self, observations: np.ndarray) -> np.ndarray:
-        """Action logits (relative actions) for a batch of inputs, shape (n, input size) -> (n, 32)."""
+        """Action logits (relative actions) for a batch of inputs, shape (n, input size) -> (n, num_actions)."""
         x = observations
         act = ACTIVATIONS[self.activation]
         for w, b in zip(self.weights[:-1], self.biases[:-1]):
@@ -139,31 +166,37 @@ class PolicyNet:
         if rng is None:
             return int(np.argmax(logits))
         p = np.exp(logits - logits.max())
-        return int(rng.choice(core.NUM_ACTIONS, p=p / p.sum()))
+        return int(rng.choice(self.game.num_actions, p=p / p.sum()))
 
-    def act(self, state: State, rng: np.random.Generator | None = None) -> int:
-        """The absolute action of the player to move in ``state``."""
+    def act(self, state: Any, rng: np.random.Generator | None = None) -> int:
+        """The action of the player to move in ``state`` (a State of this policy's game)."""
+        if game_of(state) is not self.game:
+            raise ValueError(f"this policy plays {self.game.name}, not {game_of(state).name}")
         player = state.to_move
         observation = observe(state, player, self.features)
-        return int(core.absolute_action(self.relative_action(observation, relative_legal_mask(state), rng), player))
+        relative = self.relative_action(observation, relative_legal_mask(state), rng)
+        return (relative + self.game.action_shift(player)) % self.game.num_actions
 
     def to_npz(self) -> bytes:
         buffer = io.BytesIO()
         arrays = {f"w{i}": w for i, w in enumerate(self.weights)} | {f"b{i}": b for i, b in enumerate(self.biases)}
-        np.savez(buffer, activation=np.array(self.activation), features=np.array(self.features), **arrays)
+        names = {"activation": self.activation, "features": self.features, "game": self.game.name}
+        np.savez(buffer, **{k: np.array(v) for k, v in names.items()}, **arrays)
         return buffer.getvalue()
 
     @classmethod
     def from_npz(cls, data: bytes) -> PolicyNet:
+        """The policy of :meth:`to_npz` (files written before other games existed are the two-colour Awale's)."""
         with np.load(io.BytesIO(data), allow_pickle=False) as npz:
             n = sum(1 for key in npz.files if key.startswith("w"))
             weights, biases = [npz[f"w{i}"] for i in range(n)], [npz[f"b{i}"] for i in range(n)]
-            return cls(weights, biases, str(npz["activation"]), str(npz["features"]))
+            game = str(npz["game"]) if "game" in npz.files else DEFAULT_GAME
+            return cls(weights, biases, str(npz["activation"]), str(npz["features"]), game)
 
 
-def relative_legal_mask(state: State) -> np.ndarray:
-    """The legal mask of the player to move, indexed by relative action (the mover's holes at even holes)."""
-    return np.roll(state.legal_mask(), -2 * state.to_move)
+def relative_legal_mask(state: Any) -> np.ndarray:
+    """The legal mask of the player to move, indexed by its relative actions (:meth:`Game.action_shift`)."""
+    return np.roll(state.legal_mask(), -game_of(state).action_shift(state.to_move))
 
 
 def open_checkpoint(path: str | Path) -> zipfile.ZipFile:
@@ -208,7 +241,8 @@ class PPOAgent:
     """Plays the policy of a PPO checkpoint: the most probable legal move (``deterministic``) or a sampled one.
 
     Spec strings: ``ppo:pretrained`` (the checkpoint shipped in the package), ``ppo:path=run/checkpoints/last.zip``,
-    with ``deterministic=false`` and ``seed=N`` for sampled play.
+    with ``deterministic=false`` and ``seed=N`` for sampled play. The checkpoint records its game (:attr:`game`); a
+    State of another game is refused with a ValueError.
     """
 
     def __init__(
@@ -252,7 +286,12 @@ class PPOAgent:
         if check_seed(seed) is not None:
             self._rng = np.random.default_rng(seed)
 
-    def act(self, state: State) -> int:
+    @property
+    def game(self) -> Game:
+        """The game the policy was trained on; it refuses States of the others."""
+        return self.net.game
+
+    def act(self, state: Any) -> int:
         if state.is_terminal:
             raise ValueError("the game is over: there is no move to play")
         return self.net.act(state, None if self.deterministic else self._rng)

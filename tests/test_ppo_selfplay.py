@@ -25,6 +25,7 @@ from agents.ppo import (  # noqa: E402
     open_checkpoint,
 )
 from awale_env.core import awale16 as core  # noqa: E402
+from awale_env.games import get_game  # noqa: E402
 from awale_env.gym_env import AwaleEnv  # noqa: E402
 from awale_env.rules import State  # noqa: E402
 from training import ppo_selfplay  # noqa: E402
@@ -289,3 +290,36 @@ def test_pretrained_checkpoint_truncated_is_refused_and_whole_beats_greedy(tmp_p
         while not state.is_terminal:
             state = state.play((agent if state.to_move == seat else opponent).act(state))
         assert state.winner == seat
+
+
+@pytest.mark.parametrize("game", ["oware", "hawalis"])
+def test_tiny_run_on_another_game_records_it_and_plays_it(tmp_path, game):
+    spec = get_game(game)
+    view = LearnerView(AwaleEnv(game=game, learner_seat=1, opponent="random"), shaping=1.0)
+    obs, _ = view.reset(seed=0)
+    assert obs.shape == (spec.obs_size,) and view.action_space.n == spec.num_actions
+    np.testing.assert_array_equal(view.action_masks(), view.env.game.legal_mask())  # actions are the mover's already
+    path = train(
+        tiny_args(tmp_path, game=game, total_timesteps=256, eval_every=256, checkpoint_every=256, eval_games=2)
+    )
+    saved = config_of(path)["args"]
+    assert (saved["game"], saved["features"], saved["max_plies"]) == (game, "board", spec.default_max_plies)
+    assert saved["eval_opponents"] == ["random", "greedy"]
+    agent = agents.make(f"ppo:path={path}", seed=0)
+    assert agent.game is spec and agent.net.weights[-1].shape[1] == spec.num_actions
+    state, opponent = spec.initial(seed=0), agents.make("random", seed=0)
+    while not state.is_terminal:
+        state = state.play((agent if state.to_move == 0 else opponent).act(state))  # play() raises on an illegal move
+    with pytest.raises(ValueError, match=f"plays {game}, not awale16"):
+        agent.act(State.initial())
+    with pytest.raises(ValueError, match="--features: .*two-colour Awale"):
+        train(tiny_args(tmp_path / "tactics", game=game, features="tactics"))
+
+
+def test_checkpoints_of_the_two_colour_game_stay_its_own(tmp_path):
+    with pytest.raises(ValueError, match="--game must be one of awale16, oware, hawalis"):
+        train(tiny_args(tmp_path, game="chess"))
+    pretrained = agents.make("ppo:pretrained")
+    assert pretrained.game is get_game("awale16")  # a weights file without a game is the two-colour Awale's
+    with pytest.raises(ValueError, match="plays awale16, not oware"):
+        pretrained.act(get_game("oware").initial())

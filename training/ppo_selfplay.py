@@ -1,14 +1,16 @@
-"""Self-play PPO for the two-colour Awale: sb3-contrib ``MaskablePPO`` against a pool of opponents.
+"""Self-play PPO for any game of the toolkit (the two-colour Awale by default; ``--game oware`` / ``hawalis``):
+sb3-contrib ``MaskablePPO`` against a pool of opponents.
 
 Why it learns where the PettingZoo + MaskablePPO recipe barely does: every transition belongs to one player. The
 learner plays one seat of :class:`awale_env.gym_env.AwaleEnv` and the opponent moves inside ``step()``, so the
 learner sees only its own observations (the board from its side) and its own rewards, including the result of a
-game the opponent ends. Actions are *relative* to the learner's seat (:class:`LearnerView`), so one network plays
-both seats with the same weights. Opponents come from a pool: random, greedy, and frozen snapshots of the learner
-taken every few updates, sampled with a bias to recent ones; the learner's seat is drawn at random every game.
-By default the network also sees, for each move, what it captures and the most the opponent can capture in reply
-(:func:`agents.ppo.tactics`). The defaults train in about 7 minutes on 2 shared CPU cores and beat random and
-greedy in 200 of 200 games (docs/ppo.md).
+game the opponent ends. Actions are *relative* to the learner's seat (:class:`LearnerView`; Oware's and Hawalis's
+actions already are), so one network plays both seats with the same weights. Opponents come from a pool: random,
+greedy, and frozen snapshots of the learner taken every few updates, sampled with a bias to recent ones; the
+learner's seat is drawn at random every game. On the two-colour Awale the network also sees by default, for each
+move, what it captures and the most the opponent can capture in reply (:func:`agents.ppo.tactics`); on the other
+games it sees the board. On the two-colour Awale the defaults train in about 7 minutes on 2 shared CPU cores and beat
+random and greedy in 200 of 200 games (docs/ppo.md).
 
 Usage (every field of :class:`Args` is an option; ``--help`` lists them)::
 
@@ -54,19 +56,20 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 import agents
-from agents.ppo import CHECKPOINT_FORMAT, FEATURE_SETS, PolicyNet, PPOAgent, observe, open_checkpoint, read_config
+from agents.ppo import CHECKPOINT_FORMAT, PolicyNet, PPOAgent, input_size, observe, open_checkpoint, read_config
 from awale_env.core import awale16 as core
+from awale_env.games import GAMES, get_game
 from awale_env.gym_env import AwaleEnv
-from awale_env.rules import State
-from training import arena
 
 ACTIVATION_MODULES = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 
 
 @dataclass
 class Args:
-    """Self-play PPO on the two-colour Awale. The defaults train in well under 20 minutes on 2 CPU cores."""
+    """Self-play PPO on a game of the toolkit. The defaults train in well under 20 minutes on 2 CPU cores."""
 
+    game: str = "awale16"
+    """the game: awale16 (the two-colour Awale), oware or hawalis (each with its default rules)"""
     run_dir: str = "runs/ppo"
     """where checkpoints, eval.csv and TensorBoard logs go"""
     resume: str | None = None
@@ -95,13 +98,15 @@ class Args:
     """hidden layers of the policy and (separately) of the value network"""
     activation: str = "tanh"
     """tanh or relu"""
-    features: str = "tactics"
-    """the network's input: 'board' (the env's observation) or 'tactics' (board + for each move the seeds it
-    captures and the most the opponent can capture in reply; see agents.ppo.tactics)"""
-    max_plies: int = 400
-    """the game's ply limit (rule 11)"""
+    features: str | None = None
+    """the network's input: 'board' (the env's observation) or, on awale16 only, 'tactics' (board + for each move
+    the seeds it captures and the most the opponent can capture in reply; see agents.ppo.tactics); default:
+    'tactics' on awale16, 'board' on the other games"""
+    max_plies: int | None = None
+    """the game's ply limit (default: the game's, 400 for awale16, 1000 for the others)"""
     shaping: float = 1.0
-    """weight of the capture-difference reward (own minus opponent's seeds captured / 64) added to +1/-1/0"""
+    """weight of the capture-difference reward (own minus opponent's seeds captured / the game's seeds) added to
+    +1/-1/0"""
     pool_random: float = 0.1
     """chance that a game is played against the random agent"""
     pool_greedy: float = 0.3
@@ -121,7 +126,8 @@ class Args:
     """learner moves between evaluations"""
     eval_games: int = 60
     """games per evaluation opponent (an even number: mirrored pairs with seats swapped, random openings)"""
-    eval_opponents: tuple[str, ...] = ("random", "greedy", "alphabeta:depth=2")
+    eval_opponents: tuple[str, ...] | None = None
+    """agent specs (default: random, greedy and alphabeta:depth=2 on awale16; random and greedy on the others)"""
     checkpoint_every: int = 100_000
     """learner moves between checkpoints (one is also written at the end)"""
     keep_checkpoints: int = 5
@@ -137,24 +143,25 @@ class Args:
 class LearnerView(gymnasium.Wrapper):
     """The learner's view of :class:`AwaleEnv`: relative actions and masks, and the capture-difference shaping.
 
-    The observation is already the learner's (the board turned so its holes are the even relative holes), so
-    actions are taken in the same frame: relative action r is absolute ``r + 2 * seat`` (mod 32). Without this a
-    network would have to guess its seat, which the observation does not show. The reward is the env's win/loss
-    (+1/-1/0, reaching the learner also when the opponent's reply ends the game) plus ``shaping`` times the change
-    of (own store - opponent's store) / 64 over the step.
+    The observation is already the learner's (the board turned so its pits come first), so actions are taken in the
+    same frame: relative action r is the game's action ``r + game.action_shift(seat)`` (mod the action count; on the
+    two-colour Awale ``r + 2 * seat`` mod 32, on the other games r itself). Without this a network would have to
+    guess its seat, which the observation does not show. The reward is the env's win/loss (+1/-1/0, reaching the
+    learner also when the opponent's reply ends the game) plus ``shaping`` times the change of (own store -
+    opponent's store) / the game's seeds over the step.
     """
 
     def __init__(self, env: AwaleEnv, shaping: float = 0.0, features: str = "board") -> None:
         super().__init__(env)
         if env.reward != "win_loss":
             raise ValueError(f"LearnerView adds its own shaping to the 'win_loss' reward, got reward={env.reward!r}")
-        if features not in FEATURE_SETS:
-            raise ValueError(f"features must be one of {', '.join(FEATURE_SETS)}, got {features!r}")
+        self.game = env.game_spec
+        size = input_size(self.game, features)
         self.shaping = float(shaping)
         self.features = features
         if features != "board":
             low, high = env.observation_space.low, env.observation_space.high
-            extra = FEATURE_SETS[features] - len(low)
+            extra = size - len(low)
             self.observation_space = spaces.Box(
                 np.concatenate([low, np.zeros(extra, dtype=np.float32)]),
                 np.concatenate([high, np.full(extra, core.TOTAL_SEEDS / core.SEED_SCALE, dtype=np.float32)]),
@@ -167,20 +174,20 @@ class LearnerView(gymnasium.Wrapper):
 
     def step(self, action: Any):
         env: AwaleEnv = self.env
-        seat = env.learner
+        seat, n = env.learner, self.game.num_actions
         before = env.game.stores
-        absolute = int(core.absolute_action(int(action), seat)) if 0 <= int(action) < core.NUM_ACTIONS else action
+        absolute = (int(action) + self.game.action_shift(seat)) % n if 0 <= int(action) < n else action
         observation, reward, terminated, truncated, info = env.step(absolute)
         after = env.game.stores
         gained = (after[seat] - before[seat]) - (after[1 - seat] - before[1 - seat])
-        reward += self.shaping * gained / core.TOTAL_SEEDS
+        reward += self.shaping * gained / self.game.total_seeds
         return self._observe(observation), reward, terminated, truncated, info
 
     def _observe(self, board: np.ndarray) -> np.ndarray:
         return board if self.features == "board" else observe(self.env.game, self.env.learner, self.features)
 
     def action_masks(self) -> np.ndarray:
-        return np.roll(self.env.action_masks(), -2 * self.env.learner)
+        return np.roll(self.env.action_masks(), -self.game.action_shift(self.env.learner))
 
 
 # --- the opponent pool ---------------------------------------------------------------------------------------------
@@ -248,13 +255,14 @@ class PoolOpponent:
                 agent.reset(seed + offset)
         self.label, self.player = self.pool.sample(self.rng, self.fixed)
 
-    def act(self, state: State) -> int:
+    def act(self, state: Any) -> int:
         return self.player.act(state)
 
 
 def make_env(pool: OpponentPool, args: Args, seed: int):
     def build() -> gymnasium.Env:
-        env = AwaleEnv(opponent=PoolOpponent(pool, seed), learner_seat="random", max_plies=args.max_plies)
+        opponent = PoolOpponent(pool, seed)
+        env = AwaleEnv(opponent=opponent, learner_seat="random", max_plies=args.max_plies, game=args.game)
         return Monitor(LearnerView(env, args.shaping, args.features))
 
     return build
@@ -264,26 +272,33 @@ def make_env(pool: OpponentPool, args: Args, seed: int):
 
 EVAL_FIELDS = ("games", "wins", "draws", "losses", "win_rate")
 LEARNER = "learner"
-OPENING_PLIES = 4  # random plies before each evaluation game, as in the arena's round robins
+OPENING_PLIES = 4  # random plies before each evaluation pair of games, as in the arena's round robins
 
 
-def evaluate(net: PolicyNet, opponent: str, games: int, seed: int | list[int], max_plies: int = 400) -> dict[str, Any]:
-    """Play ``games`` arena games (mirrored pairs sharing a random opening, seats swapped) of the deterministic policy
-    against ``opponent`` (a spec); return the counts and the win rate. Draws only on the arena's own seeded
-    generators, so evaluating does not change the course of training."""
+def evaluate(
+    net: PolicyNet, opponent: str, games: int, seed: int | list[int], max_plies: int | None = None
+) -> dict[str, Any]:
+    """Play ``games`` games (mirrored pairs sharing a random opening, seats swapped) of the deterministic policy
+    against ``opponent`` (a spec) on the policy's game; return the counts and the win rate. Draws only on its own
+    seeded generator, so evaluating does not change the course of training."""
+    game = net.game
+    limit = game.default_max_plies if max_plies is None else max_plies
     learner = PPOAgent.from_net(net, name=LEARNER)
-    players = {LEARNER: learner, opponent: agents.make(opponent)}
+    other = agents.make(opponent)
+    rng = np.random.default_rng(seed)
     counts = {"wins": 0, "draws": 0, "losses": 0}
-    for task in arena.make_tasks([LEARNER, opponent], games, seed, OPENING_PLIES, max_plies):
-        seats = tuple(players[spec] for spec in task.specs)
-        for player, agent_seed in zip(seats, task.agent_seeds):
-            agents.reset_agent(player, agent_seed)
-        state = State.initial(max_plies)
-        for action in task.opening:
-            state = state.play(action)
-        winner = arena.play_game(seats, state).winner
-        key = "draws" if winner is None else "wins" if task.specs[winner] == LEARNER else "losses"
-        counts[key] += 1
+    for _ in range(games // 2):
+        opening = game.initial(max_plies=limit, seed=int(rng.integers(2**63)))
+        for _ in range(OPENING_PLIES):
+            if not opening.is_terminal:
+                opening = opening.play(int(rng.choice(opening.legal_actions())))
+        for learner_seat in (0, 1):
+            agents.reset_agent(other, int(rng.integers(2**31)))
+            state = opening
+            while not state.is_terminal:
+                state = state.play((learner if state.to_move == learner_seat else other).act(state))
+            key = "draws" if state.winner is None else "wins" if state.winner == learner_seat else "losses"
+            counts[key] += 1
     return {"games": games, **counts, "win_rate": counts["wins"] / games}
 
 
@@ -320,7 +335,7 @@ def write_checkpoint(path: Path, model: MaskablePPO, args: Args, pool: OpponentP
     }
     members = {
         "config.json": json.dumps(config, indent=1).encode(),
-        "policy.npz": PolicyNet.from_sb3(model.policy, args.activation, args.features).to_npz(),
+        "policy.npz": PolicyNet.from_sb3(model.policy, args.activation, args.features, args.game).to_npz(),
         "model.zip": buffer.getvalue(),
         **pool.to_members(),
     }
@@ -390,7 +405,7 @@ class SelfPlay(BaseCallback):
         args, trainer, steps = self.args, self.trainer, self.num_timesteps
         trainer["updates"] += 1
         if trainer["updates"] % args.snapshot_every == 0:
-            self.pool.add(steps, PolicyNet.from_sb3(self.model.policy, args.activation, args.features))
+            self.pool.add(steps, PolicyNet.from_sb3(self.model.policy, args.activation, args.features, args.game))
         if final or steps >= trainer["next_eval"]:
             self.evaluate(steps)
             trainer["next_eval"] = (steps // args.eval_every + 1) * args.eval_every
@@ -399,7 +414,7 @@ class SelfPlay(BaseCallback):
             self.checkpoint(steps)
 
     def evaluate(self, steps: int) -> None:
-        net = PolicyNet.from_sb3(self.model.policy, self.args.activation, self.args.features)
+        net = PolicyNet.from_sb3(self.model.policy, self.args.activation, self.args.features, self.args.game)
         elapsed = self.trainer["elapsed"] + time.monotonic() - self.started
         rows = []
         for i, spec in enumerate(self.args.eval_opponents):
@@ -435,7 +450,22 @@ class SelfPlay(BaseCallback):
             old.unlink()
 
 
+def resolved(args: Args) -> Args:
+    """``args`` with the game's defaults filled in (features, ply limit, evaluation opponents), as checkpoints
+    record them; ValueError for an unknown game."""
+    if args.game not in GAMES:
+        raise ValueError(f"--game must be one of {', '.join(GAMES)}, got {args.game!r}")
+    awale16 = args.game == "awale16"
+    features = args.features or ("tactics" if awale16 else "board")
+    max_plies = args.max_plies if args.max_plies is not None else get_game(args.game).default_max_plies
+    opponents = args.eval_opponents
+    if opponents is None:
+        opponents = ("random", "greedy", "alphabeta:depth=2") if awale16 else ("random", "greedy")
+    return dataclasses.replace(args, features=features, max_plies=max_plies, eval_opponents=tuple(opponents))
+
+
 def check_args(args: Args) -> None:
+    """Refuse bad options before anything is built (``args`` resolved by :func:`resolved`)."""
     positive = ["total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every", "pool_size"]
     positive += ["eval_every", "eval_games", "checkpoint_every", "keep_checkpoints", "torch_threads", "max_plies"]
     for name in positive:
@@ -443,8 +473,10 @@ def check_args(args: Args) -> None:
             raise ValueError(f"--{name.replace('_', '-')} must be a positive integer, got {getattr(args, name)}")
     if args.eval_games % 2:
         raise ValueError(f"--eval-games must be even (each opening is played from both seats), got {args.eval_games}")
-    if args.features not in FEATURE_SETS:
-        raise ValueError(f"--features must be one of {', '.join(FEATURE_SETS)}, got {args.features!r}")
+    try:
+        input_size(args.game, args.features)
+    except ValueError as error:
+        raise ValueError(f"--features: {error}") from None
     if args.activation not in ACTIVATION_MODULES:
         raise ValueError(f"--activation must be one of {', '.join(ACTIVATION_MODULES)}, got {args.activation!r}")
     if not args.net_arch or min(args.net_arch) < 1:
@@ -462,6 +494,7 @@ def resume_args(args: Args) -> tuple[Args, Path]:
         saved = read_config(archive)["args"]
     saved["net_arch"] = tuple(saved["net_arch"])
     saved["eval_opponents"] = tuple(saved["eval_opponents"])
+    saved.setdefault("game", "awale16")  # checkpoints from before the other games
     if args.total_timesteps != Args.total_timesteps:
         saved["total_timesteps"] = args.total_timesteps
     saved["run_dir"], saved["resume"] = str(run_dir), str(run_dir)
@@ -473,6 +506,7 @@ def train(args: Args) -> Path:
     checkpoint = None
     if args.resume is not None:
         args, checkpoint = resume_args(args)
+    args = resolved(args)
     check_args(args)
     torch.set_num_threads(args.torch_threads)
     run_dir = Path(args.run_dir)

@@ -92,6 +92,12 @@ class Game(ABC):
     def _initial(self, max_plies: int | None, seed: int | None = None, **flags: Any) -> Any:
         """The game's ``State.initial`` with checked option names."""
 
+    def action_shift(self, player: int) -> int:
+        """How far ``player``'s actions are turned from the mover's own numbering: the mover's relative action r is
+        the game's action ``(r + action_shift(player)) % num_actions``. Oware and Hawalis number actions from the
+        mover's side already (0), so one network can play both seats without it."""
+        return 0
+
     def format_move(self, action: int) -> str:
         """How a move is written: the action number itself unless the game has a notation."""
         if isinstance(action, bool) or not isinstance(action, Integral) or not 0 <= action < self.num_actions:
@@ -119,6 +125,10 @@ class Awale16(Game):
 
     def _initial(self, max_plies: int | None, seed: int | None = None, **flags: Any) -> Awale16State:
         return Awale16State.initial(max_plies)  # no chance in this game: the seed changes nothing
+
+    def action_shift(self, player: int) -> int:
+        """Actions are absolute (rule 13); player 1's holes are player 0's turned by one hole (two actions)."""
+        return 2 * player
 
     def format_move(self, action: int) -> str:
         return format_move(action)
