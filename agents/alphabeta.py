@@ -1,19 +1,23 @@
 """Alpha-beta search: negamax with iterative deepening, a transposition table and move ordering, compiled by numba.
 
-The search plays moves with the core kernel :func:`awale_env.core.awale16.apply_action` on copies of the board
-kept per search height, so nothing here re-implements the rules.
+One search for every game: moves, legal moves and end checks go through the per-game kernels of
+:mod:`agents.kernels` (which call each game's compiled core) on copies of the board kept per search height, so
+nothing here re-implements a rule. The figures below were measured on the two-colour game.
 
-* Evaluation (from the side to move): own store - opponent's store, in seeds. It is what decides the game; a
+* Evaluation (from the side to move): own store - opponent's store, in seeds (Hawalis: seeds captured). It is what
+  decides the game (Hawalis: at the ply limit); a
   finer evaluation that also counted the seeds on each side (a tie-break preferring seeds kept on one's own side)
   needed 1.7-2.8x more nodes at depth 10 from the initial position, because the coarse one lets far more moves tie
   and cut off, so depth won over detail. Ties between equal moves are broken at random (seeded) through the
   history table.
-* Finished games are scored exactly as the rules decide the winner (higher store wins, seeds that count for nobody
-  are ignored, the ply limit of the state ends the game): ``+-(WIN - height)`` so a quicker win (slower loss) is
-  preferred, 0 for a draw.
+* Finished games are scored exactly as the game's rules decide the winner (:func:`agents.kernels.winner`; the ply
+  limit of the state ends the game): ``+-(WIN - height)`` so a quicker win (slower loss) is preferred, 0 for a draw.
+* Oware's repetition rule is exact along the searched line: a child repeats if its key is among the positions since
+  the last capture on the path, or in the root's set when the path has no capture. The transposition table does not
+  hash that history (positions that differ only in it share entries), the usual compromise of game-tree search.
 * Ordering: the transposition-table move, then captures by size, then two killer moves per height, then the
   history heuristic; principal-variation search (null windows after the first move).
-* Transposition table: Zobrist hashing (random uint64 per (action slot, seed count), per store value, per side to
+* Transposition table: Zobrist hashing (random uint64 per (board slot, seed count), per store value, per side to
   move, and per number of plies left when the ply limit is within reach of the search), always-replace.
 * Time budget: numba has no clock, so each iteration of iterative deepening gets a node budget = remaining time x
   the node rate measured so far; an iteration that runs out aborts and its best fully searched root move is kept
@@ -23,13 +27,13 @@ kept per search height, so nothing here re-implements the rules.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 from numba import njit
 
+from agents import kernels as kn
 from agents.base import check_positive, check_seed, spec_name
-from awale_env.core import awale16 as core
-from awale_env.rules import State
 
 MAX_DEPTH = 60
 WIN = 10_000
@@ -44,18 +48,18 @@ EXACT, LOWER, UPPER = 0, 1, 2
 NODES, NODE_LIMIT, ABORTED, ROOT_MOVE, ROOT_DONE = 0, 1, 2, 3, 4
 
 
-def zobrist_keys(seed: int = 2026) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Random uint64 keys: per (action slot, seed count), per store value of each player, per plies left."""
+def zobrist_keys(game: kn.GameKernels, seed: int = 2026) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Random uint64 keys: per (board slot, seed count), per store value of each player, per plies left."""
     rng = np.random.default_rng(seed)
     draw = lambda *shape: rng.integers(0, 2**63, size=shape, dtype=np.int64).astype(np.uint64)  # noqa: E731
-    return draw(core.NUM_ACTIONS, core.TOTAL_SEEDS + 1), draw(2, core.TOTAL_SEEDS + 1), draw(PLIES_LEFT_CAP + 1)
+    return draw(game.board_size, game.max_count + 1), draw(2, game.max_store + 1), draw(PLIES_LEFT_CAP + 1)
 
 
 @njit(cache=True)
 def position_hash(seeds, stores, player, plies_left, slot_keys, store_keys, left_keys):
     """Zobrist hash of a position; ``plies_left`` is capped, so positions far from the limit share it."""
     h = left_keys[min(plies_left, PLIES_LEFT_CAP)]
-    for a in range(core.NUM_ACTIONS):
+    for a in range(seeds.shape[0]):
         h ^= slot_keys[a, seeds[a]]
     h ^= store_keys[0, stores[0]] ^ store_keys[1, stores[1]]
     if player == 1:
@@ -63,21 +67,20 @@ def position_hash(seeds, stores, player, plies_left, slot_keys, store_keys, left
     return h
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def evaluate(stores, player):
     """Heuristic value for the side to move: the store difference (see the module docstring)."""
     return int(stores[player]) - int(stores[1 - player])
 
 
-@njit(cache=True)
-def terminal_value(stores, player, height):
-    """Exact value of a finished game for ``player``: the rules' winner, quicker wins scored higher."""
-    diff = int(stores[player]) - int(stores[1 - player])
-    if diff > 0:
-        return WIN - height
-    if diff < 0:
-        return height - WIN
-    return 0
+@njit(cache=True, inline="always")
+def terminal_value(game, seeds, stores, code, player, height):
+    """Exact value of a finished game (status ``code``, ``player`` to move) for ``player``: the rules' winner,
+    quicker wins scored higher."""
+    won = kn.winner(game, seeds, stores, code, player)
+    if won == kn.DRAW:
+        return 0
+    return WIN - height if won == player else height - WIN
 
 
 @njit(cache=True)
@@ -98,60 +101,79 @@ def _from_table(value, height):
     return value
 
 
+@njit(cache=True, inline="always")
+def _repeated(key, height, env):
+    """Oware's rule 9 for a child of the node at ``height`` reached without a capture: whether its ``key`` is among
+    the positions since the last capture on the searched line, or in the root's set if the line has no capture."""
+    _, _, _, root_keys, path_keys, since = env
+    start = since[height]
+    for i in range(start, height + 1):
+        if path_keys[i] == key:
+            return True
+    if start == 0:
+        j = np.searchsorted(root_keys, key)
+        return j < root_keys.shape[0] and root_keys[j] == key
+    return False
+
+
+@njit(cache=True, inline="always")
+def _play_child(seeds, stores, player, ply, max_plies, action, cs, cst, height, game, flags, scratch, env):
+    """Write the position after ``action`` into (cs, cst); return ``gained | status << 8``. The game's ``env`` is
+    unpacked only for Oware (its rule 9): every array taken out of a tuple costs reference counting per move."""
+    cs[:] = seeds
+    cst[:] = stores
+    gained = kn.move(game, cs, cst, player, action, flags, scratch)
+    repeated = False
+    if game == kn.OWARE and gained == 0:
+        repeated = _repeated(kn.position_key(game, cs, 1 - player), height, env)
+    code = kn.status(game, cs, cst, 1 - player, ply + 1, max_plies, gained, repeated, flags, scratch)
+    return max(gained, 0) | code << 8
+
+
 @njit(cache=True)
-def _leaf_parent(seeds, stores, player, ply, max_plies, beta, height, child_seeds, child_stores, counters):
-    """Negamax at depth 1 without recursion or table: each child is scored by :func:`evaluate` or exactly."""
+def _leaf_parent(seeds, stores, player, ply, max_plies, beta, height, child_seeds, child_stores, actions, counters,
+                 env):  # fmt: skip
+    """Negamax at depth 1 without recursion or table: each child is scored by :func:`evaluate` or exactly;
+    ``actions``: room for the legal actions."""
+    game, flags, scratch, _, _, _ = env
     best = -INFINITY
-    for hole in range(player, core.NUM_HOLES, 2):
-        for a in (2 * hole, 2 * hole + 1):
-            if seeds[a] > 0:
-                counters[NODES] += 1
-                child_seeds[:] = seeds
-                child_stores[:] = stores
-                core.apply_action(child_seeds, child_stores, player, a)
-                status = core.end_status(
-                    core.board_total(child_seeds), int(child_stores[0]), int(child_stores[1]), ply + 1, max_plies
-                )
-                if status != core.ONGOING:
-                    v = -terminal_value(child_stores, 1 - player, height + 1)
-                else:
-                    v = -evaluate(child_stores, 1 - player)
-                if v > best:
-                    best = v
-                    if v >= beta:
-                        return best
+    for i in range(kn.moves(game, seeds, player, flags, scratch, actions)):
+        counters[NODES] += 1
+        code = _play_child(seeds, stores, player, ply, max_plies, actions[i], child_seeds, child_stores, height, game,
+                           flags, scratch, env) >> 8  # fmt: skip
+        if code != kn.ONGOING:
+            v = -terminal_value(game, child_seeds, child_stores, code, 1 - player, height + 1)
+        else:
+            v = -evaluate(child_stores, 1 - player)
+        if v > best:
+            best = v
+            if v >= beta:
+                return best
     return best
 
 
 @njit(cache=True)
-def _play_child(seeds, stores, player, ply, max_plies, action, cs, cst):
-    """Write the position after ``action`` into (cs, cst); return ``gained | status << 8``."""
-    cs[:] = seeds
-    cst[:] = stores
-    gained = core.apply_action(cs, cst, player, action)
-    return gained | core.end_status(core.board_total(cs), int(cst[0]), int(cst[1]), ply + 1, max_plies) << 8
-
-
-@njit(cache=True)
-def _generate(seeds, stores, player, ply, max_plies, skip, n, height, killers, history, work):
-    """Add the children of the position at ``height`` (all legal moves but ``skip``) from index ``n`` on, with their
-    ordering scores: captures by size, then killers, then history. Return the new child count."""
+def _generate(seeds, stores, player, ply, max_plies, bits, skip, n, height, killers, history, work, env):
+    """Add the children of the position at ``height`` (the legal moves in ``bits`` but ``skip``) from index ``n`` on,
+    with their ordering scores: captures by size, then killers, then history. Return the new child count."""
     _, _, child_seeds, child_stores, order, actions, statuses, _, _ = work
-    for hole in range(player, core.NUM_HOLES, 2):
-        for a in (2 * hole, 2 * hole + 1):
-            if seeds[a] > 0 and a != skip:
-                packed = _play_child(seeds, stores, player, ply, max_plies, a, child_seeds[height, n],
-                                     child_stores[height, n])  # fmt: skip
-                gained = packed & 0xFF
-                actions[height, n] = a
-                statuses[height, n] = packed >> 8
-                score = history[player, a]
-                if gained > 0:
-                    score += (1 << 32) + (gained << 24)
-                elif a == killers[height, 0] or a == killers[height, 1]:
-                    score += 1 << 30
-                order[height, n] = score
-                n += 1
+    game, flags, scratch, _, _, _ = env
+    a = 0
+    while bits >> a:
+        if (bits >> a) & 1 and a != skip:
+            packed = _play_child(seeds, stores, player, ply, max_plies, a, child_seeds[height, n],
+                                 child_stores[height, n], height, game, flags, scratch, env)  # fmt: skip
+            gained = packed & 0xFF
+            actions[height, n] = a
+            statuses[height, n] = packed >> 8
+            score = history[player, a]
+            if gained > 0:
+                score += (1 << 32) + (gained << 24)
+            elif a == killers[height, 0] or a == killers[height, 1]:
+                score += 1 << 30
+            order[height, n] = score
+            n += 1
+        a += 1
     return n
 
 
@@ -164,7 +186,7 @@ def _pick_next(work, height, i, n):
         if order[height, j] > order[height, pick]:
             pick = j
     if pick != i:
-        for k in range(core.NUM_ACTIONS):
+        for k in range(child_seeds.shape[2]):
             t = child_seeds[height, i, k]
             child_seeds[height, i, k] = child_seeds[height, pick, k]
             child_seeds[height, pick, k] = t
@@ -178,26 +200,28 @@ def _pick_next(work, height, i, n):
 
 
 # Fields of a search frame (one row of ``frames`` per height) and the steps of the search loop.
-F_DEPTH, F_ALPHA, F_BETA, F_ALPHA0, F_BEST, F_MOVE, F_FIRST, F_INDEX, F_N, F_I, F_MODE = range(11)
+F_DEPTH, F_ALPHA, F_BETA, F_ALPHA0, F_BEST, F_MOVE, F_FIRST, F_INDEX, F_N, F_I, F_MODE, F_BITS = range(12)
 ENTER, NEXT_CHILD, CHILD_DONE = 0, 1, 2
 # How the current child of a frame is searched (principal-variation search).
 FULL_WINDOW, NULL_WINDOW, RE_SEARCH = 0, 1, 2
 
 
 @njit(cache=True)
-def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, history, work, counters):
+def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, history, work, counters, env):
     """Value for ``player`` of a live position searched ``depth`` plies; the best root move goes to ``counters``.
 
     ``keys`` = (slot, store, plies-left Zobrist keys); ``tt`` = (hashes, values, depths, flags, moves) arrays;
     ``work`` = scratch per height (node boards and stores, child boards, stores, ordering scores, actions and
-    statuses, frames, hashes). The recursion of negamax runs on an explicit stack of frames, because numba cannot
-    cache recursive functions (numba issue #6061).
+    statuses, frames, hashes); ``env`` = the game (see :func:`search_env`). The recursion of negamax runs on an
+    explicit stack of frames, because numba cannot cache recursive functions (numba issue #6061).
     """
     slot_keys, store_keys, left_keys = keys
     tt_hash, tt_value, tt_depth, tt_flag, tt_move = tt
     node_seeds, node_stores, child_seeds, child_stores, _, actions, statuses, f, hashes = work
+    game, flags, scratch, _, path_keys, since = env
     node_seeds[0] = seeds
     node_stores[0] = stores
+    path_keys[0], since[0] = kn.position_key(game, seeds, player), 0
     f[0, F_DEPTH], f[0, F_ALPHA], f[0, F_BETA] = depth, -INFINITY, INFINITY
     h = 0
     step = ENTER
@@ -216,17 +240,17 @@ def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, his
                 value, finished = evaluate(st, p), True
             elif d == 1 and h > 0:
                 value = _leaf_parent(s, st, p, ply + h, max_plies, beta, h, child_seeds[h, 0], child_stores[h, 0],
-                                     counters)  # fmt: skip
+                                     actions[h], counters, env)  # fmt: skip
                 finished = True
             else:
-                plies_left = max_plies - ply - h if max_plies != core.NO_LIMIT else PLIES_LEFT_CAP
+                plies_left = max_plies - ply - h if max_plies != kn.NO_LIMIT else PLIES_LEFT_CAP
                 key = position_hash(s, st, p, plies_left, slot_keys, store_keys, left_keys)
                 index = key & np.uint64(tt_hash.size - 1)
                 hashes[h] = key
                 f[h, F_INDEX] = index
                 first = -1
                 if tt_hash[index] == key:
-                    first = tt_move[index]
+                    first = int(tt_move[index])
                     if h > 0 and tt_depth[index] >= d:
                         v = _from_table(tt_value[index], h)
                         flag = tt_flag[index]
@@ -234,32 +258,39 @@ def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, his
                             value, finished = v, True
                 if not finished:
                     f[h, F_ALPHA0], f[h, F_BEST], f[h, F_MOVE], f[h, F_I] = alpha, -INFINITY, -1, 0
+                    bits = kn.legal(game, s, p, flags, scratch)
+                    f[h, F_BITS] = bits
                     # The table's move alone first: it often cuts off before the others are generated.
-                    if first >= 0 and (first >> 1) % 2 == p and s[first] > 0:
+                    if first >= 0 and (bits >> first) & 1:
                         packed = _play_child(s, st, p, ply + h, max_plies, first, child_seeds[h, 0],
-                                             child_stores[h, 0])  # fmt: skip
+                                             child_stores[h, 0], h, game, flags, scratch, env)  # fmt: skip
                         actions[h, 0], statuses[h, 0] = first, packed >> 8
                         f[h, F_FIRST], f[h, F_N] = first, 1
                     else:
                         f[h, F_FIRST] = -1
-                        f[h, F_N] = _generate(s, st, p, ply + h, max_plies, -1, 0, h, killers, history, work)
+                        f[h, F_N] = _generate(s, st, p, ply + h, max_plies, bits, -1, 0, h, killers, history, work,
+                                              env)  # fmt: skip
                     step = NEXT_CHILD
         elif step == NEXT_CHILD:
             i = f[h, F_I]
             if i == f[h, F_N] and f[h, F_FIRST] >= 0:  # the table's move did not cut off: generate the others
-                f[h, F_N] = _generate(s, st, p, ply + h, max_plies, f[h, F_FIRST], i, h, killers, history, work)
+                f[h, F_N] = _generate(s, st, p, ply + h, max_plies, f[h, F_BITS], f[h, F_FIRST], i, h, killers,
+                                      history, work, env)  # fmt: skip
                 f[h, F_FIRST] = -1
             if i == f[h, F_N]:
                 finished = True
             else:
                 _pick_next(work, h, i, f[h, F_N])
-                if statuses[h, i] != core.ONGOING:  # a finished game: its exact value, no search
-                    value = terminal_value(child_stores[h, i], 1 - p, h + 1)
+                if statuses[h, i] != kn.ONGOING:  # a finished game: its exact value, no search
+                    value = terminal_value(game, child_seeds[h, i], child_stores[h, i], statuses[h, i], 1 - p, h + 1)
                     f[h, F_MODE] = FULL_WINDOW
                     step = CHILD_DONE
                 else:
                     node_seeds[h + 1] = child_seeds[h, i]
                     node_stores[h + 1] = child_stores[h, i]
+                    if game == kn.OWARE:  # the searched line's positions since its last capture (rule 9)
+                        path_keys[h + 1] = kn.position_key(game, node_seeds[h + 1], 1 - p)
+                        since[h + 1] = h + 1 if node_stores[h + 1, p] != st[p] else since[h]
                     f[h + 1, F_DEPTH] = f[h, F_DEPTH] - 1
                     alpha, beta = f[h, F_ALPHA], f[h, F_BETA]
                     if f[h, F_MOVE] < 0:
@@ -286,7 +317,7 @@ def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, his
             if v > alpha:
                 f[h, F_ALPHA] = v
             if v >= beta:
-                _remember_cutoff(s, st, p, actions[h, i], f[h, F_DEPTH], h, killers, history)
+                _remember_cutoff(p, actions[h, i], child_stores[h, i, p] != st[p], f[h, F_DEPTH], h, killers, history)
                 finished = True
             else:
                 f[h, F_I] = i + 1
@@ -307,36 +338,42 @@ def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, his
 
 
 @njit(cache=True)
-def _remember_cutoff(seeds, stores, player, move, depth, height, killers, history):
+def _remember_cutoff(player, move, captured, depth, height, killers, history):
     """A move that caused a cut-off: a killer at this height if it captures nothing, and credit in the history."""
-    scratch_seeds = seeds.copy()
-    scratch_stores = stores.copy()
-    if core.apply_action(scratch_seeds, scratch_stores, player, move) == 0 and killers[height, 0] != move:
+    if not captured and killers[height, 0] != move:
         killers[height, 1] = killers[height, 0]
         killers[height, 0] = move
     history[player, move] += depth * depth
 
 
-def _work_arrays() -> tuple[np.ndarray, ...]:
-    """Scratch of :func:`negamax`, one row per search height."""
-    h = MAX_DEPTH + 2
+def _work_arrays(game: kn.GameKernels) -> tuple[np.ndarray, ...]:
+    """Scratch of :func:`negamax` for one game, one row per search height."""
+    h, moves, board = MAX_DEPTH + 2, game.max_moves, game.board_size
     return (
-        np.zeros((h, core.NUM_ACTIONS), dtype=core.SEED_DTYPE),
-        np.zeros((h, 2), dtype=core.STORE_DTYPE),
-        np.zeros((h, core.NUM_HOLES, core.NUM_ACTIONS), dtype=core.SEED_DTYPE),
-        np.zeros((h, core.NUM_HOLES, 2), dtype=core.STORE_DTYPE),
-        np.zeros((h, core.NUM_HOLES), dtype=np.int64),
-        np.zeros((h, core.NUM_HOLES), dtype=np.int64),
-        np.zeros((h, core.NUM_HOLES), dtype=np.int64),
-        np.zeros((h, 11), dtype=np.int64),
+        np.zeros((h, board), dtype=np.int8),
+        np.zeros((h, 2), dtype=np.int16),
+        np.zeros((h, moves, board), dtype=np.int8),
+        np.zeros((h, moves, 2), dtype=np.int16),
+        np.zeros((h, moves), dtype=np.int64),
+        np.zeros((h, moves), dtype=np.int64),
+        np.zeros((h, moves), dtype=np.int64),
+        np.zeros((h, 12), dtype=np.int64),
         np.zeros(h, dtype=np.uint64),
     )
 
 
+def search_env(root: kn.Root, scratch: np.ndarray, path: tuple[np.ndarray, np.ndarray]) -> tuple:
+    """The game of :func:`negamax`: (game code, rule flags, kernel scratch, the root's sorted repetition keys, and
+    per height the searched line's repetition keys and the height of its last capture), Oware's rule 9 in the last
+    three."""
+    return (root.kernels.code, root.flags, scratch, root.keys, *path)
+
+
 class AlphaBetaAgent:
-    """Alpha-beta searcher (see the module docstring). ``depth`` and/or ``time`` bound each move's search; with
-    neither, the depth is :data:`DEFAULT_DEPTH`. ``seed`` breaks ties between equally good moves (small random
-    values added to the history table before each move), so a seeded agent is deterministic under a depth limit."""
+    """Alpha-beta searcher (see the module docstring) for any game: it sizes its tables for the game of the State
+    it is given. ``depth`` and/or ``time`` bound each move's search; with neither, the depth is
+    :data:`DEFAULT_DEPTH`. ``seed`` breaks ties between equally good moves (small random values added to the history
+    table before each move), so a seeded agent is deterministic under a depth limit."""
 
     def __init__(
         self, depth: int | None = None, time: float | None = None, table_bits: int = 20, seed: int | None = None
@@ -350,7 +387,6 @@ class AlphaBetaAgent:
         self.depth = DEFAULT_DEPTH if depth is None and time is None else depth
         self.time = time
         self.name = spec_name("alphabeta", depth=depth, time=time)
-        self._keys = zobrist_keys()
         size = 1 << table_bits
         self._tt = (
             np.zeros(size, dtype=np.uint64),
@@ -360,13 +396,27 @@ class AlphaBetaAgent:
             np.zeros(size, dtype=np.int8),
         )
         self._killers = np.full((MAX_DEPTH + 2, 2), -1, dtype=np.int64)
-        self._history = np.zeros((2, core.NUM_ACTIONS), dtype=np.int64)
-        self._work = _work_arrays()
+        self._scratch = kn.new_scratch()
+        self._path = (np.zeros(MAX_DEPTH + 2, dtype=np.int64), np.zeros(MAX_DEPTH + 2, dtype=np.int64))
+        self._game: kn.GameKernels | None = None
         self._node_rate = 2e6  # nodes/s, refined by every timed search
         self._seed = check_seed(seed)
         #: Statistics of the last search: depth completed, nodes, value, seconds.
         self.last_search: dict[str, float] = {}
+        self._use_game(kn.KERNELS["awale16"])
         self.reset(seed)
+
+    def _use_game(self, game: kn.GameKernels) -> None:
+        """Size the Zobrist keys, history and work arrays for ``game``, forgetting what was learnt on another."""
+        if game == self._game:
+            return
+        self._game = game
+        self._keys = zobrist_keys(game)
+        self._history = np.zeros((2, game.num_actions), dtype=np.int64)
+        self._work = _work_arrays(game)
+        for array in self._tt:
+            array[:] = 0
+        self._killers[:] = -1
 
     def reset(self, seed: int | None = None) -> None:
         """Forget the transposition table, killers and history (a new game); re-seed the tie-breaks if given."""
@@ -378,9 +428,12 @@ class AlphaBetaAgent:
         self._tie_rng = np.random.default_rng(self._seed)
         self._history[:] = 0
 
-    def act(self, state: State) -> int:
+    def act(self, state: Any) -> int:
+        """The best move found for the player to move in ``state`` (a State of any game)."""
         if state.is_terminal:
             raise ValueError("the game is over: there is no move to play")
+        root = kn.root_of(state)
+        self._use_game(root.kernels)
         legal = state.legal_actions()
         if len(legal) == 1:
             self.last_search = {"depth": 0, "nodes": 0, "value": 0, "seconds": 0.0}
@@ -388,13 +441,16 @@ class AlphaBetaAgent:
         # Small random history values order otherwise equal moves, i.e. break ties, reproducibly under a seed.
         self._history //= 4
         self._history += self._tie_rng.integers(0, 4, size=self._history.shape)
-        return self.search(state)
+        return self.search(state, root)
 
-    def search(self, state: State) -> int:
-        """Iterative deepening from ``state``; returns the best move and records :attr:`last_search`."""
+    def search(self, state: Any, root: kn.Root | None = None) -> int:
+        """Iterative deepening from ``state`` (``root``: its :func:`agents.kernels.root_of`); returns the best move
+        and records :attr:`last_search`."""
         start = time.perf_counter()
-        seeds = state._seeds.copy()
-        stores = np.array(state._stores, dtype=core.STORE_DTYPE)
+        if root is None:
+            root = kn.root_of(state)
+            self._use_game(root.kernels)
+        env = search_env(root, self._scratch, self._path)
         counters = np.zeros(5, dtype=np.int64)
         max_depth = self.depth or MAX_DEPTH
         best_move, best_value, done_depth, total_nodes = -1, 0, 0, 0
@@ -408,8 +464,8 @@ class AlphaBetaAgent:
                 counters[NODE_LIMIT] = max(1000, int(remaining * self._node_rate))
             iteration_start = time.perf_counter()
             value = negamax(
-                seeds, stores, state._to_move, state._ply, state._max_plies, depth, self._keys, self._tt,
-                self._killers, self._history, self._work, counters,
+                root.board, root.stores, root.player, root.ply, root.max_plies, depth, self._keys, self._tt,
+                self._killers, self._history, self._work, counters, env,
             )  # fmt: skip
             elapsed = time.perf_counter() - iteration_start
             total_nodes += int(counters[NODES])

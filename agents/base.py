@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
-
-from awale_env.rules import State
+from typing import Any, Protocol, runtime_checkable
 
 
 @runtime_checkable
 class Agent(Protocol):
-    """A player: ``act(state)`` returns a legal action index (0-31) for the player to move in ``state``.
+    """A player: ``act(state)`` returns a legal action index for the player to move in ``state``, a State of any
+    game of the toolkit (:mod:`awale_env.games`); an agent that plays only some games lists them in ``games``.
 
     ``name`` labels the agent in tables. Agents may also define ``reset(seed: int | None = None)``, called at the
     start of every game: it forgets per-game memory (search trees, tables) and re-seeds when given a seed, as
@@ -18,7 +17,7 @@ class Agent(Protocol):
 
     name: str
 
-    def act(self, state: State) -> int: ...
+    def act(self, state: Any) -> int: ...
 
 
 def reset_agent(agent: Agent, seed: int | None = None) -> None:

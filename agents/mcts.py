@@ -2,10 +2,12 @@
 
 The tree is a structure of arrays (parent, first child, child count, action, visits, value) that grows in blocks;
 a node's children are stored contiguously, created all at once in a seeded random order when the node is reached
-for the second time. Moves are played with the core kernels (``apply_action``, ``random_playout``), so nothing
-here re-implements the rules. A node's value is the sum of rewards (win 1, draw 0.5, loss 0) for the player who
-made the move leading to it; selection maximises ``value / visits + c * sqrt(ln(parent visits) / visits)`` with
-unvisited children first. The move played is the most visited child of the root.
+for the second time. One search serves every game: moves, end checks and playouts go through the per-game kernels of
+:mod:`agents.kernels` (each game's compiled ``random_playout`` included), so nothing here re-implements a rule; Oware's
+repetition rule is followed exactly, each simulation starting from a copy of the root's repetition set. A node's
+value is the sum of rewards (win 1, draw 0.5, loss 0) for the player who made the move leading to it; selection
+maximises ``value / visits + c * sqrt(ln(parent visits) / visits)`` with unvisited children first. The move played
+is the most visited child of the root.
 
 Between moves the agent keeps its tree: when the next position is a grandchild of the old root (its own move and
 the opponent's reply), that subtree is copied to the front of the arrays and becomes the new root.
@@ -15,13 +17,15 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
 import numpy as np
 from numba import njit
 
+from agents import kernels as kn
 from agents.base import check_positive, check_seed, spec_name
-from awale_env.core import awale16 as core
-from awale_env.rules import State
+from awale_env.core import awale16 as a16
+from awale_env.core import oware as ow
 
 DEFAULT_SIMULATIONS = 1000
 DEFAULT_C = 0.4  # tuned in round robins at 2,000 simulations: 0.4 beat 0.25, 0.7, 1.0, 1.4 and 2.5
@@ -39,30 +43,22 @@ def new_tree(capacity: int) -> tuple[np.ndarray, ...]:
 
 
 @njit(cache=True)
-def _reward(stores, player):
-    """1, 0.5 or 0 for ``player`` in a finished game: the higher store wins (rule 12)."""
-    if stores[player] > stores[1 - player]:
-        return 1.0
-    if stores[player] < stores[1 - player]:
-        return 0.0
-    return 0.5
-
-
-@njit(cache=True)
-def _expand(tree, node, used, seeds, player, rng, scratch):
+def _expand(tree, node, used, game, board, player, flags, scratch, rng, moves):
     """Create the children of ``node`` (one per legal action, in random order); return the new node count."""
     parent, first_child, n_children, action, visits, value = tree
+    bits = kn.legal(game, board, player, flags, scratch)
     n = 0
-    for hole in range(player, core.NUM_HOLES, 2):
-        for a in (2 * hole, 2 * hole + 1):
-            if seeds[a] > 0:
-                scratch[n] = a
-                n += 1
+    a = 0
+    while bits >> a:
+        if (bits >> a) & 1:
+            moves[n] = a
+            n += 1
+        a += 1
     if used + n > parent.size:
         return used
     for i in range(n - 1, 0, -1):  # Fisher-Yates with the core generator
-        j = core.random_below(rng, i + 1)
-        scratch[i], scratch[j] = scratch[j], scratch[i]
+        j = a16.random_below(rng, i + 1)
+        moves[i], moves[j] = moves[j], moves[i]
     first_child[node] = used
     n_children[node] = n
     for i in range(n):
@@ -70,7 +66,7 @@ def _expand(tree, node, used, seeds, player, rng, scratch):
         parent[child] = node
         first_child[child] = -1
         n_children[child] = 0
-        action[child] = scratch[i]
+        action[child] = moves[i]
         visits[child] = 0
         value[child] = 0.0
     return used + n
@@ -93,34 +89,61 @@ def _select(tree, node, c):
 
 
 @njit(cache=True)
-def run_simulations(tree, used, root_seeds, root_stores, root_player, root_ply, max_plies, count, c, rng):
-    """Run ``count`` simulations from the root (node 0, a live position); return the new node count."""
+def _restore_keys(keys, root_keys):
+    """Reset Oware's repetition set ``keys`` to the root's (sorted) keys."""
+    ow.key_set_clear(keys)
+    for i in range(root_keys.shape[0]):
+        ow.key_set_insert(keys, root_keys[i])
+
+
+@njit(cache=True)
+def run_simulations(tree, used, root, count, c, rng, env):
+    """Run ``count`` simulations from the root (node 0, a live position); return the new node count.
+
+    ``root`` = (board, stores, player to move, ply, ply limit); ``env`` = (game code, rule flags, kernel scratch,
+    Oware's root repetition keys sorted and a key set to work in, with room for a game's keys; see
+    :meth:`MCTSAgent.act`).
+    """
     parent, _, n_children, action, visits, value = tree
-    seeds = root_seeds.copy()
+    root_board, root_stores, root_player, root_ply, max_plies = root
+    game, flags, scratch, root_keys, work_keys = env
+    board = root_board.copy()
     stores = root_stores.copy()
-    scratch = np.empty(core.NUM_HOLES, dtype=np.int64)
+    moves = np.empty(64, dtype=np.int64)
     for _ in range(count):
-        seeds[:] = root_seeds
+        board[:] = root_board
         stores[:] = root_stores
+        keys = work_keys
+        if game == kn.OWARE:
+            _restore_keys(keys, root_keys)
         player, ply, node = root_player, root_ply, 0
-        status = core.ONGOING
+        code = kn.ONGOING
         # Selection and expansion: descend while the node is expanded; expand a node on its second visit.
-        while status == core.ONGOING:
+        while code == kn.ONGOING:
             if n_children[node] == 0:
                 if visits[node] == 0 and node != 0:
                     break
-                used = _expand(tree, node, used, seeds, player, rng, scratch)
+                used = _expand(tree, node, used, game, board, player, flags, scratch, rng, moves)
                 if n_children[node] == 0:  # the tree is full
                     break
             node = _select(tree, node, c)
-            core.apply_action(seeds, stores, player, action[node])
+            gained = kn.move(game, board, stores, player, action[node], flags, scratch)
             player = 1 - player
             ply += 1
-            status = core.end_status(core.board_total(seeds), int(stores[0]), int(stores[1]), ply, max_plies)
-        if status == core.ONGOING:
-            core.random_playout(seeds, stores, player, ply, max_plies, rng)
+            repeated = False
+            if game == kn.OWARE:  # rule 9: a capture clears the set, which then holds the new position only
+                if gained > 0:
+                    ow.key_set_clear(keys)
+                elif ow.key_set_full(keys):
+                    keys = ow.key_set_grown(keys)
+                repeated = not ow.key_set_insert(keys, kn.position_key(game, board, player))
+            code = kn.status(game, board, stores, player, ply, max_plies, gained, repeated, flags, scratch)
+        if code == kn.ONGOING:
+            won = kn.playout(game, board, stores, player, ply, max_plies, flags, keys, rng)
+        else:
+            won = kn.winner(game, board, stores, code, player)
         # Backpropagation: the node's mover is the player who was to move at its parent, i.e. 1 - player here.
-        reward = _reward(stores, 1 - player)
+        reward = 0.5 if won == kn.DRAW else (1.0 if won == 1 - player else 0.0)
         while node >= 0:
             visits[node] += 1
             value[node] += reward
@@ -155,9 +178,21 @@ def compact_subtree(tree, new_root, out):
     return used
 
 
+def _key_set_for(root: kn.Root) -> np.ndarray:
+    """An empty Oware key set with room for the root's keys and every ply left (a game without a ply limit may
+    make it grow); a placeholder for the other games."""
+    if root.kernels.code != kn.OWARE:
+        return np.zeros(1, dtype=np.int64)
+    plies = root.max_plies - root.ply if root.max_plies != kn.NO_LIMIT else 1024
+    capacity = 16
+    while capacity < 2 * (root.keys.shape[0] + plies + 2):
+        capacity *= 2
+    return ow.key_set_new(capacity)
+
+
 class MCTSAgent:
-    """UCT search (see the module docstring). ``simulations`` and/or ``time`` (seconds) bound each move; with
-    neither, :data:`DEFAULT_SIMULATIONS`. Deterministic under a seed when only ``simulations`` bounds it."""
+    """UCT search (see the module docstring) for any game. ``simulations`` and/or ``time`` (seconds) bound each
+    move; with neither, :data:`DEFAULT_SIMULATIONS`. Deterministic under a seed when only ``simulations`` bounds it."""
 
     def __init__(
         self,
@@ -177,6 +212,7 @@ class MCTSAgent:
         #: Statistics of the last search: simulations run, seconds, tree nodes, whether the tree was reused.
         self.last_search: dict[str, float] = {}
         self._seed = check_seed(seed)
+        self._scratch = kn.new_scratch()
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -184,13 +220,13 @@ class MCTSAgent:
         if check_seed(seed) is not None:
             self._seed = seed
         entropy = self._seed if self._seed is not None else np.random.SeedSequence().entropy
-        self._rng = core.make_rng(entropy)
+        self._rng = a16.make_rng(entropy)
         self._tree = new_tree(1 << 12)
         self._used = 0
-        self._root: State | None = None
+        self._root: Any = None
         self._chosen = -1
 
-    def _reuse(self, state: State) -> bool:
+    def _reuse(self, state: Any) -> bool:
         """Re-root the tree on ``state`` if it is a grandchild of the old root through the move chosen there."""
         if self._root is None or self._used == 0:
             return False
@@ -218,7 +254,8 @@ class MCTSAgent:
             new[:size] = old
         self._tree = grown
 
-    def act(self, state: State) -> int:
+    def act(self, state: Any) -> int:
+        """The most visited move after this move's simulations from ``state`` (a State of any game)."""
         if state.is_terminal:
             raise ValueError("the game is over: there is no move to play")
         start = time.perf_counter()
@@ -230,8 +267,9 @@ class MCTSAgent:
             self._tree[PARENT][0] = -1
             self._used = 1
         self._root = state
-        seeds = state._seeds.copy()
-        stores = np.array(state._stores, dtype=core.STORE_DTYPE)
+        root = kn.root_of(state)
+        position = (root.board, root.stores, root.player, root.ply, root.max_plies)
+        env = (root.kernels.code, root.flags, self._scratch, root.keys, _key_set_for(root))
         done = 0
         while True:
             batch = self.simulations - done if self.simulations is not None else 1 << 30
@@ -244,10 +282,7 @@ class MCTSAgent:
                 break
             self._grow(16 * batch)
             batch_start = time.perf_counter()
-            self._used = run_simulations(
-                self._tree, self._used, seeds, stores, state._to_move, state._ply, state._max_plies, batch, self.c,
-                self._rng,
-            )  # fmt: skip
+            self._used = run_simulations(self._tree, self._used, position, batch, self.c, self._rng, env)
             elapsed = time.perf_counter() - batch_start
             if elapsed > 0.005:
                 self._rate = batch / elapsed
@@ -261,7 +296,7 @@ class MCTSAgent:
         }
         return self._chosen
 
-    def _best_action(self, state: State) -> int:
+    def _best_action(self, state: Any) -> int:
         """The most visited root child (ties: the higher mean value); any legal move if nothing was searched."""
         first, count = self._tree[FIRST_CHILD][0], self._tree[N_CHILDREN][0]
         if count == 0:

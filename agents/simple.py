@@ -1,11 +1,12 @@
-"""Baseline agents: uniformly random and greedy (largest immediate capture)."""
+"""Baseline agents: uniformly random and greedy (largest immediate capture), on any game through its State API."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
 from agents.base import check_seed
-from awale_env.rules import State
 
 
 class RandomAgent:
@@ -20,7 +21,7 @@ class RandomAgent:
         if check_seed(seed) is not None:
             self._rng = np.random.default_rng(seed)
 
-    def act(self, state: State) -> int:
+    def act(self, state: Any) -> int:
         legal = state.legal_actions()
         if not legal:
             raise ValueError("the game is over: there is no move to play")
@@ -28,13 +29,14 @@ class RandomAgent:
 
 
 class GreedyAgent(RandomAgent):
-    """Plays the move that adds most to its store at once (capture chain plus any starving sweep), ties at random."""
+    """Plays the move whose ``last_capture`` is largest (what it adds to its store at once: awale16's capture chain
+    plus any starving sweep, Oware's and Hawalis's capture), ties at random."""
 
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(seed)
         self.name = "greedy"
 
-    def act(self, state: State) -> int:
+    def act(self, state: Any) -> int:
         legal = state.legal_actions()
         if not legal:
             raise ValueError("the game is over: there is no move to play")

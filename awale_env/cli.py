@@ -1,5 +1,6 @@
 """The ``awale`` command: ``awale demo`` (a short self-play training, then an arena), ``awale play`` (a human
 against an agent in the terminal), ``awale arena`` (round robins with Elo) and ``awale train ppo|alphazero``.
+``play`` and ``arena`` take ``--game awale16|oware|hawalis`` and the game's rule flags (``--rule preset=openspiel``).
 A typer app; each subcommand only parses its options and calls library code."""
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from typing import Annotated, Any
 import typer
 
 from awale_env.errors import IllegalMoveError
-from awale_env.notation import format_move
-from awale_env.rules import DEFAULT_MAX_PLIES, State, board_diagram
+from awale_env.games import DEFAULT_GAME, GAMES, Game, get_game
+from awale_env.rules import board_diagram
 
 app = typer.Typer(
     help="Two-colour 16-hole Awale: train agents, play against them, run tournaments.", no_args_is_help=True
@@ -26,13 +27,62 @@ app.add_typer(train_app, name="train")
 # The trainers parse their own options (tyro, from their dataclass of hyper-parameters, --help included).
 PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
 
-PROMPT = "your move (e.g. 14B, undo, quit): "
+
+def prompt(game: Game) -> str:
+    """The move prompt, with a move written in the game's notation as an example."""
+    return f"your move (e.g. {game.format_move(game.num_actions - 5)}, undo, quit): "
+
+
+PROMPT = prompt(GAMES[DEFAULT_GAME])  # "your move (e.g. 14B, undo, quit): "
+GAME_HELP = f"the game: {', '.join(GAMES)}"
+RULE_HELP = "a rule flag of the game as name=value, repeatable (e.g. preset=openspiel for oware)"
+MAX_PLIES_HELP = "ply limit of each game (0 for none; default: the game's own, 400 for awale16, 1000 otherwise)"
 
 
 def _fail(message: str) -> None:
     """A one-line error on stderr and exit code 2 (bad usage), no traceback."""
     typer.echo("error: " + " ".join(line.strip() for line in message.splitlines()), err=True)
     raise typer.Exit(2)
+
+
+def _game(name: str, rules: list[str] | None, max_plies: int | None) -> tuple[Game, dict[str, Any], int | None]:
+    """The game, its rule flags parsed from ``name=value`` words (ints, true/false, else text) and the ply limit
+    (None: the game's default, 0: none); a bad name, flag or value is a one-line error naming what is allowed."""
+    try:
+        game = get_game(name)
+    except ValueError as error:
+        _fail(str(error))
+    options: dict[str, Any] = {}
+    for rule in rules or []:
+        key, eq, text = rule.partition("=")
+        if not eq or not key.strip():
+            _fail(f"--rule takes name=value, got {rule!r}; the rule flags of {game.name}: "
+                  f"{', '.join(game.rule_options) or 'none'}")  # fmt: skip
+        text = text.strip()
+        lowered = text.lower()
+        value: Any = text
+        if text.lstrip("-").isdigit():
+            value = int(text)
+        elif lowered in ("true", "false"):
+            value = lowered == "true"
+        options[key.strip()] = value
+    unknown = sorted(set(options) - set(game.rule_options))
+    if unknown:
+        _fail(f"unknown rule flag(s) {', '.join(unknown)} for {game.name}; its flags: "
+              f"{', '.join(game.rule_options) or 'none'}")  # fmt: skip
+    if max_plies is not None and max_plies < 0:
+        _fail(f"--max-plies must be >= 0 (0 for no limit), got {max_plies}")
+    limit = game.default_max_plies if max_plies is None else (max_plies or None)
+    try:
+        game.initial(max_plies=limit, **options)
+    except ValueError as error:
+        _fail(str(error))
+    return game, options, limit
+
+
+def _board(game: Game, state: Any, last: int | None = None) -> str:
+    """The board as plain text, the last move marked: the two-colour game's diagram, the other games' own."""
+    return board_diagram(state, last) if game.name == DEFAULT_GAME else game.render_ansi(state, last)
 
 
 def _build(spec: str, seed: int | None = None) -> Any:
@@ -50,25 +100,30 @@ def play_terminal(
     max_plies: int | None,
     echo: Callable[[str], Any] = typer.echo,
     read: Callable[[str], str] = input,
-) -> State:
-    """Play a game between a human (reading moves with ``read``) and ``agent`` (an :class:`agents.Agent`); return
+    game: str | Game = DEFAULT_GAME,
+    seed: int | None = None,
+    **options: Any,
+) -> Any:
+    """Play a game of ``game`` (rule flags ``options``; ``seed`` draws what its rules leave to chance) between a
+    human (reading moves with ``read``, in the game's notation) and ``agent`` (an :class:`agents.Agent`); return
     the final State.
 
     ``undo`` takes back the human's last move and the agent's reply; ``quit`` or end of input stops the game.
     """
-    state = State.initial(max_plies=max_plies)
-    history: list[State] = []
+    game = get_game(game)
+    state = game.initial(max_plies=max_plies, seed=seed, **options)
+    history: list[Any] = []
     last = None
-    echo(board_diagram(state))
+    echo(_board(game, state))
     while not state.is_terminal:
         if state.to_move != human_seat:
             last = agent.act(state)
             state = state.play(last)
-            echo(f"{agent.name} plays {format_move(last)}")
-            echo(board_diagram(state, last))
+            echo(f"{agent.name} plays {game.format_move(last)}")
+            echo(_board(game, state, last))
             continue
         try:
-            text = read(PROMPT).strip()
+            text = read(prompt(game)).strip()
         except EOFError:
             echo("\nend of input: game abandoned")
             return state
@@ -80,17 +135,17 @@ def play_terminal(
                 echo("nothing to undo")
                 continue
             state, last = history.pop(), None
-            echo(board_diagram(state))
+            echo(_board(game, state))
             continue
         try:
-            action = state.to_action(text)
+            action = state.to_action(game.parse_move(text))
         except IllegalMoveError as error:
             echo(str(error))
             continue
         history.append(state)
         state = state.play(action)
         last = action
-        echo(board_diagram(state, last))
+        echo(_board(game, state, last))
     winner = state.winner
     echo("draw" if winner is None else ("you win" if winner == human_seat else f"{agent.name} wins"))
     return state
@@ -99,19 +154,31 @@ def play_terminal(
 @app.command()
 def play(
     opponent: Annotated[str, typer.Option(help="agent spec, e.g. alphabeta:depth=8 or mcts:time=2")] = "alphabeta",
-    seat: Annotated[str, typer.Option(help="your seat: 0 (odd holes, moves first), 1 or random")] = "0",
-    max_plies: Annotated[int, typer.Option(help="ply limit of the game (0 for none)")] = DEFAULT_MAX_PLIES,
-    seed: Annotated[int | None, typer.Option(help="seed of the opponent (and of --seat random)")] = None,
+    seat: Annotated[str, typer.Option(help="your seat: 0 (awale16: odd holes, moves first), 1 or random")] = "0",
+    max_plies: Annotated[int | None, typer.Option(help=MAX_PLIES_HELP)] = None,
+    seed: Annotated[int | None, typer.Option(help="seed of the opponent, of --seat random and of the game")] = None,
+    game: Annotated[str, typer.Option(help=GAME_HELP)] = DEFAULT_GAME,
+    rule: Annotated[list[str] | None, typer.Option(help=RULE_HELP)] = None,
 ) -> None:
     """Play against an agent in the terminal."""
     if seat not in ("0", "1", "random"):
         _fail(f"--seat must be 0, 1 or random, got {seat!r}")
-    if max_plies < 0:
-        _fail(f"--max-plies must be >= 0 (0 for no limit), got {max_plies}")
+    rules, options, limit = _game(game, rule, max_plies)
     agent = _build(opponent, seed)
+    games = getattr(agent, "games", None)
+    if games is not None and rules.name not in games:
+        _fail(f"agent {opponent!r} plays {', '.join(games)} only, not {rules.name!r}")
     human = random.Random(seed).randrange(2) if seat == "random" else int(seat)
-    typer.echo(f"you are player {human} ({'odd' if human == 0 else 'even'} holes, marked * for player 0)")
-    play_terminal(agent, human, max_plies or None)
+    if rules.name == DEFAULT_GAME:
+        typer.echo(f"you are player {human} ({'odd' if human == 0 else 'even'} holes, marked * for player 0)")
+    else:
+        typer.echo(
+            f"you are player {human} of {rules.name}: type the action number of a move (0-{rules.num_actions - 1})"
+        )
+    try:
+        play_terminal(agent, human, limit, game=rules, seed=seed, **options)
+    except ValueError as error:  # an agent that cannot play this game
+        _fail(str(error))
 
 
 @app.command()
@@ -121,20 +188,23 @@ def arena(
     seed: Annotated[int, typer.Option(help="tournament seed (openings and agent seeds)")] = 0,
     workers: Annotated[int, typer.Option(help="parallel processes")] = 1,
     opening_plies: Annotated[int, typer.Option(help="random plies opening each mirrored pair of games")] = 4,
-    max_plies: Annotated[int, typer.Option(help="ply limit of each game (0 for none)")] = DEFAULT_MAX_PLIES,
+    max_plies: Annotated[int | None, typer.Option(help=MAX_PLIES_HELP)] = None,
     out: Annotated[Path | None, typer.Option(help="write results.json, standings.csv, games.csv, elo.png")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the table as JSON on the last line")] = False,
     progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
+    game: Annotated[str, typer.Option(help=GAME_HELP)] = DEFAULT_GAME,
+    rule: Annotated[list[str] | None, typer.Option(help=RULE_HELP)] = None,
 ) -> None:
     """Round robin between agents: a win/draw/loss table and Elo ratings with 95 % confidence intervals."""
     from training.arena import format_table, round_robin, write_results
 
+    rules, options, limit = _game(game, rule, max_plies)
     for spec in agents:
         _build(spec)
     if workers < 1:
         _fail(f"--workers must be >= 1, got {workers}")
     try:
-        result = round_robin(agents, games, seed, workers, opening_plies, max_plies or None, progress)
+        result = round_robin(agents, games, seed, workers, opening_plies, limit, progress, game=rules.name, **options)
     except ValueError as error:
         _fail(str(error))
     typer.echo(format_table(result))

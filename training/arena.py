@@ -1,11 +1,13 @@
-"""The arena: games between agents given by spec strings, round robins, and Elo ratings with confidence intervals.
+"""The arena: games between agents given by spec strings, round robins, and Elo ratings with confidence intervals, on
+any game of the toolkit (``game="oware"`` and its rule flags; the two-colour Awale by default).
 
 Every game is a task ``(specs by seat, opening, agent seeds)`` computed up front from the tournament seed, and agents
 are built from their spec strings inside the worker processes (once per process, ``reset(seed)`` before each game),
 so results are identical for a given seed whatever the number of workers, as long as the agents are bounded by
 depth or simulations rather than by time. Each pair of agents plays mirrored pairs of games: the same random
-opening (a few uniformly random plies), once with each agent in each seat, so deterministic agents do not replay
-one game.
+opening (a few uniformly random plies, through the State API of the game), once with each agent in each seat, so
+deterministic agents do not replay one game; whatever a game leaves to chance at the start (Oware's first player
+under the ``"texts"`` rules) is drawn once per mirrored pair as well.
 
 Elo is the maximum-likelihood Bradley-Terry model on scores (win 1, draw 0.5, loss 0), with ``prior_draws`` virtual
 drawn games added between every pair that met (so an agent that won or lost every game still gets a finite rating),
@@ -29,7 +31,10 @@ from tqdm import tqdm
 
 from agents.base import reset_agent
 from agents.registry import make
-from awale_env.rules import DEFAULT_MAX_PLIES, State
+from awale_env.games import DEFAULT_GAME, get_game
+
+#: ``max_plies`` value meaning the game's own default ply limit (400 for awale16, 1000 for Oware and Hawalis).
+GAME_DEFAULT = "default"
 
 ELO_SCALE = 400.0 / math.log(10.0)
 Z_95 = 1.959964
@@ -37,13 +42,21 @@ Z_95 = 1.959964
 
 @dataclass(frozen=True)
 class GameTask:
-    """One game to play: the spec in each seat, the opening plies, and each seat's agent seed."""
+    """One game to play: the spec in each seat, the opening plies, each seat's agent seed, and the game: its name,
+    rule flags as ``(name, value)`` pairs and the seed of its starting position."""
 
     index: int
     specs: tuple[str, str]
     opening: tuple[int, ...]
     agent_seeds: tuple[int, int]
     max_plies: int | None
+    game: str = DEFAULT_GAME
+    options: tuple[tuple[str, Any], ...] = ()
+    start_seed: int | None = None
+
+    def initial(self) -> Any:
+        """The starting position of this game (before the opening)."""
+        return start_position(self.game, self.options, self.max_plies, self.start_seed)
 
 
 @dataclass(frozen=True)
@@ -90,6 +103,7 @@ class TournamentResult:
     games: list[GameResult]
     standings: list[Standing] = field(default_factory=list)
     pairs: list[dict[str, Any]] = field(default_factory=list)
+    game: str = DEFAULT_GAME
 
     def table(self) -> list[dict[str, Any]]:
         """The standings as JSON-safe rows, best Elo first."""
@@ -97,6 +111,7 @@ class TournamentResult:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "game": self.game,
             "agents": self.agents,
             "seed": self.seed,
             "standings": self.table(),
@@ -116,7 +131,7 @@ def _agent(spec: str) -> Any:
     return _AGENTS[spec]
 
 
-def play_game(agents: tuple[Any, Any], state: State) -> State:
+def play_game(agents: tuple[Any, Any], state: Any) -> Any:
     """Let two agents (by seat) play from ``state`` to the end; return the final State. An illegal move raises."""
     while not state.is_terminal:
         action = agents[state.to_move].act(state)
@@ -132,7 +147,7 @@ def run_task(task: GameTask) -> GameResult:
     agents = (_agent(task.specs[0]), _agent(task.specs[1]))
     for agent, seed in zip(agents, task.agent_seeds):
         reset_agent(agent, seed)
-    state = State.initial(max_plies=task.max_plies)
+    state = task.initial()
     for action in task.opening:
         state = state.play(action)
     final = play_game(agents, state)
@@ -141,9 +156,18 @@ def run_task(task: GameTask) -> GameResult:
     )
 
 
-def random_opening(plies: int, rng: np.random.Generator, max_plies: int | None) -> tuple[int, ...]:
-    """``plies`` uniformly random legal moves from the initial position (fewer if the game ends first)."""
-    state, moves = State.initial(max_plies=max_plies), []
+def start_position(game: str, options: tuple[tuple[str, Any], ...], max_plies: int | None, seed: int | None) -> Any:
+    """The starting position of ``game`` with its rule flags ``options``; ``seed`` draws what the rules leave to
+    chance."""
+    return get_game(game).initial(max_plies=max_plies, seed=seed, **dict(options))
+
+
+def random_opening(
+    plies: int, rng: np.random.Generator, max_plies: int | None, start: Any | None = None
+) -> tuple[int, ...]:
+    """``plies`` uniformly random legal moves from ``start`` (default: the two-colour game's initial position),
+    fewer if the game ends first."""
+    state, moves = (start if start is not None else start_position(DEFAULT_GAME, (), max_plies, None)), []
     for _ in range(plies):
         if state.is_terminal:
             break
@@ -154,19 +178,29 @@ def random_opening(plies: int, rng: np.random.Generator, max_plies: int | None) 
 
 
 def make_tasks(
-    specs: list[str], games_per_pair: int, seed: int, opening_plies: int, max_plies: int | None
+    specs: list[str],
+    games_per_pair: int,
+    seed: int,
+    opening_plies: int,
+    max_plies: int | None,
+    game: str = DEFAULT_GAME,
+    options: tuple[tuple[str, Any], ...] = (),
 ) -> list[GameTask]:
-    """The games of a round robin: for every pair, ``games_per_pair`` games in mirrored pairs sharing an opening."""
+    """The games of a round robin: for every pair, ``games_per_pair`` games in mirrored pairs sharing a starting
+    position and an opening."""
     tasks = []
     for i in range(len(specs)):
         for j in range(i + 1, len(specs)):
             for k in range(games_per_pair):
-                # One stream per (pair, mirrored game pair): the same whatever else the tournament holds.
+                # One stream per (pair, mirrored game pair): the same whatever else the tournament holds; the start
+                # seed comes from a stream of its own, so the two-colour game's openings are what they always were.
                 rng = np.random.default_rng([seed, i, j, k // 2])
-                opening = random_opening(opening_plies, rng, max_plies)
+                start_seed = int(np.random.default_rng([seed, i, j, k // 2, 1]).integers(2**31))
+                start = start_position(game, options, max_plies, start_seed)
+                opening = random_opening(opening_plies, rng, max_plies, start)
                 seeds = tuple(int(s) for s in rng.integers(0, 2**31, size=2))
                 pair = (specs[i], specs[j]) if k % 2 == 0 else (specs[j], specs[i])
-                tasks.append(GameTask(len(tasks), pair, opening, seeds, max_plies))
+                tasks.append(GameTask(len(tasks), pair, opening, seeds, max_plies, game, options, start_seed))
     return tasks
 
 
@@ -188,13 +222,34 @@ def run_tasks(tasks: list[GameTask], workers: int = 1, progress: bool = True) ->
     return results
 
 
-def _check_specs(specs: list[str]) -> None:
+def _check_specs(specs: list[str], game: str) -> None:
     if len(specs) < 2:
         raise ValueError(f"a tournament needs at least 2 agents, got {len(specs)}")
     if len(set(specs)) != len(specs):
         raise ValueError(f"each agent spec may appear once, got {specs}")
     for spec in specs:
-        make(spec)  # fail fast, in this process, on a bad spec
+        agent = make(spec)  # fail fast, in this process, on a bad spec or an agent that cannot play the game
+        games = getattr(agent, "games", None)
+        if games is not None and game not in games:
+            raise ValueError(f"agent {spec!r} plays {', '.join(games)} only, not {game!r}")
+
+
+def check_game(game: str, options: dict[str, Any], max_plies: int | str | None) -> tuple[str, int | None]:
+    """Validate a game name, its rule flags and a ply limit (:data:`GAME_DEFAULT`: the game's own); return the
+    game's name and the ply limit. ValueError names what is allowed."""
+    rules = get_game(game)
+    unknown = sorted(set(options) - set(rules.rule_options))
+    if unknown:
+        allowed = ", ".join(rules.rule_options) or "none"
+        raise ValueError(
+            f"unknown rule option(s) {', '.join(map(repr, unknown))} for {rules.name}; its options: {allowed}"
+        )
+    if isinstance(max_plies, str):
+        if max_plies != GAME_DEFAULT:
+            raise ValueError(f"max_plies must be a positive integer, None or {GAME_DEFAULT!r}, got {max_plies!r}")
+        max_plies = rules.default_max_plies
+    rules.initial(max_plies=max_plies, **options)  # the values, checked by the game's State.initial
+    return rules.name, max_plies
 
 
 def round_robin(
@@ -203,22 +258,28 @@ def round_robin(
     seed: int = 0,
     workers: int = 1,
     opening_plies: int = 4,
-    max_plies: int | None = DEFAULT_MAX_PLIES,
+    max_plies: int | str | None = GAME_DEFAULT,
     progress: bool = True,
     prior_draws: float = 1.0,
+    game: str = DEFAULT_GAME,
+    **options: Any,
 ) -> TournamentResult:
-    """Every pair of agents plays ``games_per_pair`` games (an even number: mirrored pairs); returns the games, the
-    standings with Elo (see the module docstring) and per-pair counts."""
+    """Every pair of agents plays ``games_per_pair`` games (an even number: mirrored pairs) of ``game`` with the
+    rule flags ``options`` (e.g. ``game="oware", preset="openspiel"``) and ``max_plies`` (default: the game's own
+    limit); returns the games, the standings with Elo (see the module docstring) and per-pair counts."""
     if isinstance(games_per_pair, bool) or not isinstance(games_per_pair, int) or games_per_pair < 2:
         raise ValueError(f"games per pair must be an even integer >= 2, got {games_per_pair!r}")
     if games_per_pair % 2:
         raise ValueError(f"games per pair must be even (each opening is played from both seats), got {games_per_pair}")
     if isinstance(opening_plies, bool) or not isinstance(opening_plies, int) or opening_plies < 0:
         raise ValueError(f"opening plies must be a non-negative integer, got {opening_plies!r}")
-    _check_specs(specs)
-    tasks = make_tasks(specs, games_per_pair, seed, opening_plies, max_plies)
+    game, max_plies = check_game(game, options, max_plies)
+    _check_specs(specs, game)
+    tasks = make_tasks(specs, games_per_pair, seed, opening_plies, max_plies, game, tuple(sorted(options.items())))
     games = run_tasks(tasks, workers, progress)
-    return summarize(specs, seed, games, prior_draws)
+    result = summarize(specs, seed, games, prior_draws)
+    result.game = game
+    return result
 
 
 def play_match(

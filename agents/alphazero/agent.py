@@ -13,7 +13,10 @@ from agents.alphazero.mcts import BatchedSearch, SearchConfig
 from agents.alphazero.network import AwaleNet, load_network, make_evaluator
 from agents.base import check_positive, check_seed
 from awale_env.core import awale16 as core
+from awale_env.games import game_of
 from awale_env.rules import State
+
+GAMES = ("awale16",)
 
 DEFAULT_SIMULATIONS = 800
 DEFAULT_LEAVES = 8
@@ -67,6 +70,8 @@ class AlphaZeroAgent:
         self.name = "alphazero" + (f":path={path}" if path else ":pretrained" if net is None or pretrained else "")
         self.last_simulations = 0
         self.last_value = 0.0
+        #: The games this agent can play (the arena checks it before a tournament).
+        self.games = GAMES
 
     @classmethod
     def load(cls, path: str | Path = "pretrained", **kwargs) -> AlphaZeroAgent:
@@ -78,6 +83,9 @@ class AlphaZeroAgent:
 
     def policy(self, state: State) -> np.ndarray:
         """Visit counts of the search from ``state`` per action (32,)."""
+        if not isinstance(state, State):  # the network and its compiled search know the two-colour game only
+            game = game_of(state).name
+            raise ValueError(f"the alphazero agent plays {', '.join(GAMES)} only, not {game!r}")
         if state.is_terminal:
             raise ValueError("the game is over: there is no move to choose")
         deadline = None if self.time is None else clock.perf_counter() + self.time
