@@ -40,7 +40,6 @@ class BatchedGames(ABC):
         self.max_plies = max_plies
         self.limit = 0 if max_plies is None else int(max_plies)  # every game's kernels read 0 as no limit
         self.reward_mode = reward_mode
-        self.options = options
         self.outcomes = (*self.end_reasons, "illegal_action")
         if len(self.outcomes) != batch.ILLEGAL + 1:
             raise RuntimeError(f"{self.game.name}'s end reasons do not leave status {batch.ILLEGAL} to illegal actions")

@@ -152,8 +152,6 @@ class raw_env(AECEnv, EzPickle):
         EzPickle.__init__(self, game=game, max_plies=max_plies, reward=reward, render_mode=render_mode, **options)
         super().__init__()
         spec = get_game(game)
-        if "seed" in options:
-            raise ValueError("seed is not an environment option: pass it to reset(seed=...)")
         spec.check_options(options, rule_flags_only=True)
         max_plies = spec.ply_limit(max_plies)
         self._reward_mode = check_options(max_plies, reward, render_mode)

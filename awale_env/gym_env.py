@@ -117,8 +117,6 @@ class AwaleEnv(gymnasium.Env):
     """A game of the toolkit against a fixed opponent, from the learner's side.
 
     Args:
-        game: ``"awale16"`` (the two-colour Awale, default), ``"oware"`` or ``"hawalis"`` (or a
-            :class:`awale_env.games.Game`); every game goes through the same code.
         opponent: who replies inside ``step()`` (see :class:`Opponent`); default ``"random"``.
         learner_seat: 0, 1, or ``"random"`` (drawn every episode). Player 0 moves first in the two-colour Awale
             and, by default, in Hawalis; Oware's ``"texts"`` preset draws the first player from the reset seed.
@@ -130,6 +128,8 @@ class AwaleEnv(gymnasium.Env):
             the learner's store lead over the step / the game's total seeds; a game's rewards add up to the final
             store difference / total seeds).
         render_mode: None, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (prints the board).
+        game: ``"awale16"`` (the two-colour Awale, default), ``"oware"`` or ``"hawalis"`` (or a
+            :class:`awale_env.games.Game`); every game goes through the same code.
         options: the game's rule flags, e.g. ``preset="openspiel"`` (Oware) or ``endless_move="illegal"``
             (Hawalis).
 
@@ -153,8 +153,6 @@ class AwaleEnv(gymnasium.Env):
         **options: Any,
     ) -> None:
         spec = get_game(game)
-        if "seed" in options:
-            raise ValueError("seed is not an environment option: pass it to reset(seed=...)")
         spec.check_options(options, rule_flags_only=True)
         max_plies = spec.ply_limit(max_plies)
         self._reward_mode = check_options(max_plies, reward, render_mode)

@@ -69,6 +69,8 @@ class Game(ABC):
         ``max_plies`` themselves and the seed from ``reset``)."""
         allowed = self.rule_options if rule_flags_only else self.options
         unknown = sorted(set(options) - set(allowed))
+        if rule_flags_only and "seed" in unknown:
+            raise ValueError("seed is not an environment option: pass it to reset(seed=...)")
         if unknown:
             what = "rule options" if rule_flags_only else "options"
             raise ValueError(
@@ -106,9 +108,10 @@ class Game(ABC):
 
     def parse_move(self, text: str) -> int:
         """The action of a move written as :meth:`format_move` writes it (IllegalMoveError for anything else)."""
-        if isinstance(text, str) and text.strip().isdigit() and int(text) < self.num_actions:
-            return int(text)
-        raise IllegalMoveError(f"malformed move {text!r}: a {self.name} move is a number 0-{self.num_actions - 1}")
+        digits = text.strip() if isinstance(text, str) else ""
+        if digits.isascii() and digits.isdigit() and int(digits) < self.num_actions:
+            return int(digits)
+        raise IllegalMoveError(f"malformed move {text!r}: {self.name} moves are numbers 0-{self.num_actions - 1}")
 
     @abstractmethod
     def render_rgb(self, state: Any, last_action: int | None = None) -> np.ndarray:
