@@ -1,4 +1,5 @@
-"""The web app of ``awale serve`` through FastAPI's test client: games, moves, undo, errors, limits, eviction.
+"""The web app of ``awale serve`` through FastAPI's test client: games of every kind (awale16, Oware, Hawalis), moves,
+undo, errors, limits, eviction.
 
 The agents think in spawned worker processes, so each client (module-scoped) pays one worker start-up.
 """
@@ -6,6 +7,7 @@ The agents think in spawned worker processes, so each client (module-scoped) pay
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from pathlib import Path
@@ -16,8 +18,10 @@ from typer.testing import CliRunner
 
 from agents import AgentSpecError
 from awale_env.cli import app as cli_app
+from awale_env.games import get_game
 from awale_env.record import GameRecord
 from awale_env.rules import State
+from awale_env.web import app as web_app
 from awale_env.web.app import MAX_BODY_BYTES, AgentUnavailable, Thinkers, check_spec, create_app
 
 PPO_CHECKPOINT = Path(__file__).resolve().parent.parent / "agents" / "pretrained" / "ppo_awale16.zip"
@@ -61,6 +65,122 @@ def test_full_game_against_random_is_played_and_recorded(client):
     assert "the game is over" in message
 
 
+def replay(record: str) -> list:
+    """Every State of a game record of any game: a header ``game max_plies=N key=value ...``, then the moves."""
+    header, _, moves = record.partition("\n")
+    name, *fields = header.split()
+    options = {}
+    for field in fields:  # strings bare, other values in JSON
+        key, _, value = field.partition("=")
+        try:
+            options[key] = json.loads(value)
+        except ValueError:
+            options[key] = value
+    game = get_game(name)
+    states = [game.initial(**options)]
+    for move in moves.split():
+        states.append(states[-1].play(game.parse_move(move)))
+    return states
+
+
+def position(state: dict) -> dict:
+    """A ``State.to_dict()`` without the first-player rule: a record names the first player its rules drew."""
+    rules = {key: value for key, value in state.get("rules", {}).items() if key != "first_player"}
+    return {key: value for key, value in {**state, "rules": rules}.items() if key != "first_player"}
+
+
+@pytest.mark.parametrize(
+    ("name", "rules", "seat"),
+    [
+        ("oware", {}, 0),
+        ("oware", {"preset": "openspiel"}, 1),
+        ("hawalis", {}, 1),
+        ("hawalis", {"endless_move": "illegal"}, "random"),
+    ],
+)
+def test_full_games_of_oware_and_hawalis_against_random(client, name, rules, seat):
+    game = new_game(client, game=name, rules=rules, seat=seat, seed=7)
+    kind = get_game(name)
+    assert game["game"] == name and game["rules"] == rules and game["seat"] in (0, 1)
+    assert game["state"]["max_plies"] == kind.default_max_plies
+    assert [m["by"] for m in game["moves"]] == ["opponent"] * len(game["moves"]) and len(game["moves"]) <= 1
+    while game["status"] != "over":
+        state = replay(game["record"])[-1]
+        assert position(state.to_dict()) == position(game["state"]) and state.to_move == game["seat"]
+        assert game["legal_moves"] == [kind.format_move(a) for a in state.legal_actions()]
+        played = client.post(f"/api/games/{game['id']}/moves", json={"move": game["legal_moves"][-1]})
+        assert played.status_code == 200, played.text
+        game = played.json()
+        assert game["moves"][-1]["by"] == "opponent" or game["status"] == "over"
+    states = replay(game["record"])
+    final = states[-1]
+    assert position(final.to_dict()) == position(game["state"]) and len(states) == len(game["moves"]) + 1
+    assert [m["captured"] for m in game["moves"]] == [s.last_capture for s in states[1:]]
+    result = game["result"]
+    assert result["end_reason"] == final.end_reason and result["winner"] == final.winner
+    assert result["outcome"] == "draw" if final.winner is None else ("win" if final.winner == game["seat"] else "loss")
+    assert result["explanation"] == web_app.end_explanation(name, final) and "{" not in result["explanation"]
+    assert game["legal_moves"] == [] and client.get(f"/api/games/{game['id']}").json() == game
+    assert "the game is over" in error_of(client.post(f"/api/games/{game['id']}/moves", json={"move": 0}), 400)
+
+
+def test_oware_records_the_first_player_its_rules_drew(client):
+    firsts = {new_game(client, game="oware", seed=seed)["record"].split()[2] for seed in range(8)}
+    assert firsts == {"first_player=0", "first_player=1"}  # the texts rules draw the first player from the seed
+    rules = {"preset": "texts", "first_player": 1, "stop_at_majority": True}
+    game = new_game(client, game="oware", rules=rules, seat=1)
+    assert game["record"] == "oware max_plies=1000 preset=texts first_player=1 stop_at_majority=true\n\n"
+    assert game["state"]["to_move"] == 1 and game["status"] == "your_turn" and game["rules"]["first_player"] == 1
+    assert game["state"]["rules"]["stop_at_majority"] is True
+
+
+@pytest.mark.parametrize(
+    ("name", "move", "expected"),
+    [
+        ("oware", "7", "malformed move '7': "),
+        ("oware", "3R", "malformed move '3R'"),
+        ("oware", 6, "malformed move 6: a move is an action 0-5"),
+        ("hawalis", "14", "malformed move '14': "),
+        ("hawalis", 14, "action 14 out of range: a move is a pit index 0-13"),
+        ("hawalis", "1R", "malformed move '1R'"),
+    ],
+)
+def test_bad_moves_in_other_games_are_refused_and_leave_the_game_unchanged(client, name, move, expected):
+    game = new_game(client, game=name, rules={"first_player": 0})
+    message = error_of(client.post(f"/api/games/{game['id']}/moves", json={"move": move}), 400)
+    assert expected in message
+    assert client.get(f"/api/games/{game['id']}").json() == game
+
+
+def test_an_illegal_oware_move_is_explained_and_changes_nothing(client):
+    game = new_game(client, game="oware", rules={"preset": "openspiel"}, seed=3)
+    while len(game["legal_moves"]) == 6:  # play on until one of the person's pits is empty
+        game = client.post(f"/api/games/{game['id']}/moves", json={"move": game["legal_moves"][0]}).json()
+    empty = next(str(a) for a in range(6) if str(a) not in game["legal_moves"])
+    message = error_of(client.post(f"/api/games/{game['id']}/moves", json={"move": empty}), 400)
+    assert message.startswith(f"illegal move {empty} for player 0: ") and "legal moves: " in message
+    assert client.get(f"/api/games/{game['id']}").json() == game
+
+
+def test_hawalis_moves_as_indices_and_undo(client):
+    game = new_game(client, game="hawalis", opponent="greedy:seed=2")
+    assert game["state"]["south"] == [2] * 14 and game["legal_moves"] == [str(k) for k in range(14)]
+    played = client.post(f"/api/games/{game['id']}/moves", json={"move": 10}).json()
+    assert [m["move"] for m in played["moves"]][:1] == ["10"] and played["moves"][0]["captured"] == 4
+    assert played["state"]["captured"][0] == 4 and len(played["moves"]) == 2
+    undone = client.post(f"/api/games/{game['id']}/undo").json()
+    assert undone["state"] == game["state"] and undone["moves"] == [] and not undone["can_undo"]
+
+
+@pytest.mark.parametrize(("name", "seat"), [("oware", 0), ("hawalis", 1)])
+def test_an_agent_that_does_not_play_the_game_is_refused(client, name, seat):
+    """The worker tries the agent on the game's first position: the PPO policies shipped play awale16 only."""
+    for spec in ("ppo:pretrained", f"ppo:path={PPO_CHECKPOINT}"):
+        body = {"game": name, "opponent": spec, "seat": seat}
+        message = error_of(client.post("/api/games", json=body), 400)
+        assert message.startswith("bad opponent spec: ppo") and f"cannot play {name}: " in message
+
+
 def test_agent_with_the_first_move_plays_before_the_answer(client):
     game = new_game(client, seat=1, seed=2)
     assert game["seat"] == 1 and len(game["moves"]) == 1
@@ -86,9 +206,13 @@ def test_moves_as_action_indices_and_lower_case(client):
         ("3X", "malformed move '3X'"),
         ("2R", "illegal move 2R for player 0: hole 2 belongs to player 1; legal moves: 1R 1B"),
         (32, "action 32 out of range: actions are integers 0-31"),
-        (True, "move: a move is a string like '14B' (hole 1-16, colour R or B) or an action index 0-31 (got True)"),
-        ("14BBBBBBB", "move: a move is a string like '14B'"),
-        (None, "move: a move is a string like '14B'"),
+        (
+            True,
+            "move: a move is a string as the game writes it ('14B' in awale16, '3' in oware and hawalis) or an "
+            "action index (got True)",
+        ),
+        ("14BBBBBBB", "move: a move is a string as the game writes it"),
+        (None, "move: a move is a string as the game writes it"),
     ],
 )
 def test_bad_moves_are_refused_and_leave_the_game_unchanged(client, move, expected):
@@ -156,8 +280,21 @@ def test_delete_drops_the_game(client):
         ({"opponent": "ppo:path=/etc/passwd"}, "ppo: path= is refused here (the page may not open files"),
         ({"opponent": ""}, "opponent: String should have at least 1 character"),
         ({"opponent": "x" * 201}, "opponent: String should have at most 200 characters"),
-        ({"game": "oware"}, "unknown game 'oware'; this server plays: awale16"),
-        ({"seat": 2}, "seat: must be 0 (odd holes, moves first), 1 (even holes) or 'random' (got 2)"),
+        ({"game": "chess"}, "unknown game 'chess'; this server plays: awale16, oware, hawalis"),
+        ({"rules": {"preset": "texts"}}, "bad rules for awale16: unknown option(s) 'preset' for the game 'awale16'"),
+        ({"game": "oware", "rules": {"preset": "abapa"}}, "bad rules for oware: preset must be 'texts', 'openspiel'"),
+        ({"game": "oware", "rules": {"stop_at_majority": "yes"}}, "stop_at_majority must be True or False, got 'yes'"),
+        ({"game": "oware", "rules": {"first_player": 2}}, "first_player must be 0, 1 or 'random', got 2"),
+        ({"game": "oware", "rules": {"preset": None}}, "rules: preset: a rule option is a string, an integer or true/"),
+        ({"game": "hawalis", "rules": {"endless_move": "draws"}}, "endless_move must be 'loses' or 'illegal'"),
+        (
+            {"game": "hawalis", "rules": {"max_plies": 9}},
+            "unknown option(s) 'max_plies' for the game 'hawalis'; its rule options are first_player, endless_move",
+        ),
+        (
+            {"seat": 2},
+            "seat: must be 0 (player 0: odd holes in awale16, South in oware and hawalis), 1 or 'random' (got 2)",
+        ),
         ({"seat": True}, "seat: must be 0"),
         ({"max_plies": 0}, "max_plies: Input should be greater than or equal to 1"),
         ({"max_plies": 5000}, "max_plies: Input should be less than or equal to 1000"),
@@ -173,7 +310,14 @@ def test_operator_presets_may_use_path_and_are_offered(client):
     spec = f"ppo:path={PPO_CHECKPOINT}"
     config = client.get("/api/config").json()
     assert config["presets"][0] == spec and "alphazero:pretrained" in config["presets"]
-    assert config["games"] == [{"id": "awale16", "title": "Two-colour Awale, 16 holes"}]
+    assert [(g["id"], g["title"]) for g in config["games"]] == [
+        ("awale16", "Two-colour Awale, 16 holes"),
+        ("oware", "Oware, 2 × 6"),
+        ("hawalis", "Hawalis, 4 × 7 relay sowing"),
+    ]
+    _, oware, hawalis = config["games"]
+    assert [choice["rules"] for choice in oware["rule_choices"]] == [{"preset": "texts"}, {"preset": "openspiel"}]
+    assert hawalis["players"] == ["South", "North"] and hawalis["default_max_plies"] == 1000
     assert config["limits"]["max_think_seconds"] == 0.5 and config["limits"]["max_games"] == 8
     assert config["agents"]["mcts"]["params"]["simulations"]["type"] == "int"
     game = new_game(client, opponent=spec, seat=1)

@@ -43,7 +43,7 @@ if not (CHROMIUM and CHROMEDRIVER) and os.environ.get("CI", "").lower() not in (
 from selenium import webdriver  # noqa: E402  (after the skip: selenium is a dev extra)
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 
 def free_port() -> int:
@@ -172,3 +172,56 @@ def test_a_restored_game_plays_to_its_end_and_shows_the_result(server: str, brow
     assert status.startswith("Game over:") and "ply limit was reached" in status
     assert browser.find_elements(By.CSS_SELECTOR, "button.move:enabled") == []
     assert browser.find_element(By.ID, "undo").is_enabled()
+
+
+def test_play_hawalis_and_oware_by_clicking_pits(server: str, browser: webdriver.Chrome) -> None:
+    """The game picker: Hawalis on its 4 x 7 board (your two rows below), then Oware on 2 x 6 with its rules."""
+    wait = WebDriverWait(browser, 300)  # the server's first game waits for its warm-up
+    browser.get(server)
+    wait.until(idle)
+    Select(browser.find_element(By.ID, "game")).select_by_value("hawalis")
+    assert browser.find_element(By.ID, "rules-label").is_displayed()
+    Select(browser.find_element(By.ID, "seat")).select_by_value("1")  # North: the board is turned round
+    opponent = browser.find_element(By.ID, "opponent")
+    opponent.clear()
+    opponent.send_keys("greedy:seed=3")
+    browser.find_element(By.ID, "new-game-button").click()
+    wait.until(lambda d: idle(d) and "Hawalis" in d.find_element(By.ID, "game-title").text and len(history(d)) == 1)
+
+    rows = browser.find_elements(By.CSS_SELECTOR, "#rows .row")
+    assert [len(row.find_elements(By.CSS_SELECTOR, ".hole")) for row in rows] == [7, 7, 7, 7]
+    # The person's rows are the lower two, their pits numbered as their moves: the outer row 0-6 from their left,
+    # the inner row 7-13 back from their right (rule 3, the board turned round for North).
+    labels = [[cell.get_attribute("data-hole") for cell in row.find_elements(By.CSS_SELECTOR, ".hole")] for row in rows]
+    assert labels[2] == [str(k) for k in range(7, 14)][::-1] and labels[3] == [str(k) for k in range(7)]
+    assert all(row.find_elements(By.CSS_SELECTOR, "button.move") == [] for row in rows[:2])
+    assert "greedy played" in browser.find_element(By.ID, "status").text
+    assert browser.find_element(By.CSS_SELECTOR, "#store-left .store-note").text == "captured"
+
+    game = json.load(urllib.request.urlopen(f"{server}/api/games/{browser.execute_script('return game.id')}"))
+    enabled = [b.get_attribute("data-move") for b in browser.find_elements(By.CSS_SELECTOR, "button.move:enabled")]
+    assert sorted(enabled, key=int) == game["legal_moves"]
+    for moves in (3, 5):
+        browser.find_elements(By.CSS_SELECTOR, "button.move:enabled")[-1].click()
+        wait.until(lambda d, n=moves: idle(d) and len(history(d)) >= n)
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#rows .hole.last")) == 1
+    captured = stores(browser)
+    game = json.load(urllib.request.urlopen(f"{server}/api/games/{game['id']}"))
+    assert captured == (game["state"]["captured"][0], game["state"]["captured"][1]) and sum(captured) > 0
+
+    Select(browser.find_element(By.ID, "game")).select_by_value("oware")
+    rules = Select(browser.find_element(By.ID, "rules"))
+    rules.select_by_index(1)
+    assert rules.first_selected_option.text.startswith("openspiel")
+    Select(browser.find_element(By.ID, "seat")).select_by_value("0")
+    browser.find_element(By.ID, "new-game-button").click()
+    wait.until(lambda d: idle(d) and "Oware" in d.find_element(By.ID, "game-title").text)
+    rows = browser.find_elements(By.CSS_SELECTOR, "#rows .row")
+    assert [len(row.find_elements(By.CSS_SELECTOR, ".hole")) for row in rows] == [6, 6]
+    pits = browser.find_elements(By.CSS_SELECTOR, "button.move:enabled")
+    assert [p.get_attribute("data-move") for p in pits] == [str(a) for a in range(6)]  # openspiel: player 0 first
+    pits[2].click()
+    wait.until(lambda d: idle(d) and len(history(d)) == 2)
+    assert history(browser)[0] == "1. 2"
+    counts = [int(c.text) for c in browser.find_elements(By.CSS_SELECTOR, "#rows .row:last-child .count")]
+    assert sum(counts) > 0 and counts[2] <= 1  # the pit sown is empty unless the reply reached it

@@ -1,15 +1,19 @@
-"""The web app of ``awale serve``: one page to play against any agent, and the JSON API the page uses.
+"""The web app of ``awale serve``: one page to play any game of the toolkit against any agent, and the JSON API the
+page uses.
 
-The server owns every game (its States and who played what) and checks every move with the engine; the page only
-draws what the API returns and posts the moves clicked. A move request plays the person's move and the agent's
-reply together, and commits both or neither, so a failed request leaves the game as it was. Agents think in worker
-processes (:mod:`awale_env.web.thinker`) under a per-move time cap; the number of live games and the size of a
-request are bounded, so one client cannot exhaust the server. API reference: docs/web.md.
+Every game goes through the game protocol (:mod:`awale_env.games`): its ``State`` API, ``format_move`` and
+``parse_move``; only the page's board drawing and the wording of results are specific to a game. The server owns
+every game (its States and who played what) and checks every move with the engine; the page only draws what the API
+returns and posts the moves clicked. A move request plays the person's move and the agent's reply together, and
+commits both or neither, so a failed request leaves the game as it was. Agents think in worker processes
+(:mod:`awale_env.web.thinker`) under a per-move time cap; the number of live games and the size of a request are
+bounded, so one client cannot exhaust the server. API reference: docs/web.md.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import multiprocessing
 import random
 import secrets
@@ -32,9 +36,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agents import AGENTS, AgentSpecError, parse_spec
 from awale_env.errors import IllegalMoveError
-from awale_env.notation import format_move
-from awale_env.record import GameRecord
-from awale_env.rules import DEFAULT_MAX_PLIES, State
+from awale_env.games import GAMES, get_game
 from awale_env.web import thinker
 
 DEFAULT_MAX_GAMES = 16
@@ -49,9 +51,36 @@ THINK_GRACE_SECONDS = 120.0
 #: minute) and load torch and a network.
 PREPARE_SECONDS = 300.0
 
-#: The games the server can host and how each starts (the seam for Oware and Hawalis behind the same State API).
-GAMES: dict[str, Callable[[int], State]] = {"awale16": lambda max_plies: State.initial(max_plies=max_plies)}
-GAME_TITLES = {"awale16": "Two-colour Awale, 16 holes"}
+
+@dataclass(frozen=True)
+class GamePage:
+    """How the page presents one game of :data:`awale_env.games.GAMES`: its title, each player's side, and the rule
+    choices it offers (label, rule options for ``Game.initial``; the API takes any of the game's rule options)."""
+
+    title: str
+    players: tuple[str, str]
+    rule_choices: tuple[tuple[str, dict[str, Any]], ...] = ()
+
+
+GAME_PAGES = {
+    "awale16": GamePage("Two-colour Awale, 16 holes", ("odd holes", "even holes")),
+    "oware": GamePage(
+        "Oware, 2 × 6",
+        ("South", "North"),
+        (
+            ("texts: grand slam forbidden", {"preset": "texts"}),
+            ("openspiel: abapa, 25 seeds win", {"preset": "openspiel"}),
+        ),
+    ),
+    "hawalis": GamePage(
+        "Hawalis, 4 × 7 relay sowing",
+        ("South", "North"),
+        (
+            ("endless move loses", {"endless_move": "loses"}),
+            ("endless moves illegal", {"endless_move": "illegal"}),
+        ),
+    ),
+}
 
 #: Offered on the page; any other spec can be typed in.
 PRESETS = (
@@ -71,12 +100,40 @@ PARAMETER_LIMITS = {
     ("alphazero", "leaves"): 64,
 }
 
+#: Why each game ended, by game and ``State.end_reason``; Oware's texts name where the seeds left on the board went.
 END_REASONS = {
-    "score": "a player captured 33 seeds or more",
-    "draw": "both players captured 32 seeds",
-    "few_seeds": "fewer than 8 seeds were left on the board (they count for nobody)",
-    "ply_limit": "the ply limit was reached (seeds left on the board count for nobody)",
+    "awale16": {
+        "score": "a player captured 33 seeds or more",
+        "draw": "both players captured 32 seeds",
+        "few_seeds": "fewer than 8 seeds were left on the board (they count for nobody)",
+        "ply_limit": "the ply limit was reached (seeds left on the board count for nobody)",
+    },
+    "oware": {
+        "repetition": "a position repeated ({on_repetition})",
+        "majority": "a store reached 25 seeds, or both 24 (each player took the seeds left in their row)",
+        "no_move": "the player to move had no legal move ({on_no_move})",
+        "ply_limit": "the ply limit was reached ({on_repetition})",
+    },
+    "hawalis": {
+        "opponent_empty": "the last move took the last seeds of the other side",
+        "no_legal_move": "the player to move had seeds but no legal move, and loses",
+        "endless_move": "the last move would never end (its relay sowing runs in a cycle), so its player loses",
+        "ply_limit": "the ply limit was reached (the player with more seeds on their side wins)",
+    },
 }
+SEEDS_LEFT = {
+    "discard": "seeds left on the board count for nobody",
+    "own_side": "each player took the seeds left in their row",
+}
+
+
+def end_explanation(game: str, state: Any) -> str:
+    """Why the game of ``state`` ended, in words."""
+    text = END_REASONS[game][state.end_reason]
+    if game == "oware":
+        rules = state.rules
+        text = text.format(on_repetition=SEEDS_LEFT[rules.on_repetition], on_no_move=SEEDS_LEFT[rules.on_no_move])
+    return text
 
 
 class ApiError(Exception):
@@ -170,37 +227,60 @@ class Thinkers:
 # --- games ------------------------------------------------------------------------------------------------------------
 
 
+def record_value(value: str | int | bool) -> str:
+    """A rule option's value as a game record's header writes it: a string bare, anything else in JSON."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
 @dataclass(eq=False)
-class Game:
-    """One game between the person (``human``, a seat) and an agent: every State from the start, and the moves."""
+class LiveGame:
+    """One game between the person (``human``, a seat) and an agent: every State from the start, and the moves.
+
+    ``game`` names the game in :data:`awale_env.games.GAMES`, ``rules`` are the rule options it was started with.
+    """
 
     id: str
     game: str
+    rules: dict[str, Any]
     opponent: str
     opponent_name: str
     human: int
     seed: int | None
     worker: int
-    states: list[State]
+    states: list[Any]
     moves: list[int] = field(default_factory=list)
     #: Seconds the agent thought for each of its moves; None for the person's moves.
     seconds: list[float | None] = field(default_factory=list)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
-    def state(self) -> State:
+    def state(self) -> Any:
         return self.states[-1]
 
     def last_human_ply(self) -> int | None:
         """The index of the person's last move (what undo goes back to), or None."""
         return next((i for i in range(len(self.moves) - 1, -1, -1) if self.states[i].to_move == self.human), None)
 
+    def record(self) -> str:
+        """The game as text: a header naming the game, its ply limit and rule options (``key=value``, strings bare,
+        other values in JSON; with the first player the rules drew, if they drew one), then the moves as the game
+        writes them. An ``awale16`` record is ``awale_env.GameRecord`` text."""
+        rules = get_game(self.game)
+        options = dict(self.rules)
+        if "first_player" in rules.rule_options:
+            options["first_player"] = self.states[0].to_move
+        limit = "none" if self.state.max_plies is None else self.state.max_plies
+        fields = [f"max_plies={limit}", *(f"{key}={record_value(value)}" for key, value in options.items())]
+        header = " ".join([self.game, *fields])
+        return f"{header}\n{' '.join(rules.format_move(action) for action in self.moves)}\n"
+
     def to_json(self) -> dict[str, Any]:
         state = self.state
+        rules = get_game(self.game)
         moves = [
             {
                 "ply": ply + 1,
-                "move": format_move(action),
+                "move": rules.format_move(action),
                 "player": self.states[ply].to_move,
                 "by": "you" if self.states[ply].to_move == self.human else "opponent",
                 "captured": self.states[ply + 1].last_capture,
@@ -216,23 +296,24 @@ class Game:
                 "winner": winner,
                 "outcome": outcome,
                 "end_reason": state.end_reason,
-                "explanation": END_REASONS[state.end_reason],
+                "explanation": end_explanation(self.game, state),
             }
         return {
             "id": self.id,
             "game": self.game,
+            "rules": self.rules,
             "opponent": self.opponent,
             "opponent_name": self.opponent_name,
             "seat": self.human,
             "seed": self.seed,
             "status": "over" if state.is_terminal else "your_turn",
             "state": state.to_dict(),
-            "legal_moves": state.legal_moves() if state.to_move == self.human else [],
+            "legal_moves": [rules.format_move(a) for a in state.legal_actions()] if state.to_move == self.human else [],
             "moves": moves,
             "last_move": moves[-1] if moves else None,
             "can_undo": self.last_human_ply() is not None,
             "result": result,
-            "record": GameRecord(list(self.moves), state.max_plies).to_text(),
+            "record": self.record(),
         }
 
 
@@ -241,9 +322,9 @@ class GameStore:
 
     def __init__(self, max_games: int) -> None:
         self.max_games = max_games
-        self._games: OrderedDict[str, Game] = OrderedDict()
+        self._games: OrderedDict[str, LiveGame] = OrderedDict()
 
-    def add(self, game: Game) -> list[Game]:
+    def add(self, game: LiveGame) -> list[LiveGame]:
         """Store ``game``; return the games evicted to make room."""
         self._games[game.id] = game
         evicted = []
@@ -251,7 +332,7 @@ class GameStore:
             evicted.append(self._games.popitem(last=False)[1])
         return evicted
 
-    def get(self, game_id: str) -> Game:
+    def get(self, game_id: str) -> LiveGame:
         game = self._games.get(game_id)
         if game is None:
             raise ApiError(
@@ -262,7 +343,7 @@ class GameStore:
         self._games.move_to_end(game_id)
         return game
 
-    def remove(self, game_id: str) -> Game:
+    def remove(self, game_id: str) -> LiveGame:
         game = self.get(game_id)
         del self._games[game_id]
         return game
@@ -277,16 +358,28 @@ class NewGame(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     game: StrictStr = Field("awale16", max_length=32)
+    #: The game's rule options (``Game.rule_options``: Oware's ``preset`` and flags, Hawalis's ``first_player`` and
+    #: ``endless_move``), checked by the game.
+    rules: dict[StrictStr, Any] = Field(default_factory=dict, max_length=16)
     opponent: StrictStr = Field("random", min_length=1, max_length=MAX_SPEC_CHARS)
     seat: Any = 0
-    max_plies: StrictInt = Field(DEFAULT_MAX_PLIES, ge=1, le=MAX_PLIES_ALLOWED)
+    #: None: the game's own limit (``Game.default_max_plies``).
+    max_plies: StrictInt | None = Field(None, ge=1, le=MAX_PLIES_ALLOWED)
     seed: StrictInt | None = Field(None, ge=0, le=2**32 - 1)
+
+    @field_validator("rules")
+    @classmethod
+    def _rules(cls, value: dict[str, Any]) -> dict[str, Any]:
+        for key, option in value.items():
+            if not isinstance(option, (str, int)):  # bool is an int
+                raise ValueError(f"{key}: a rule option is a string, an integer or true/false, got {option!r}")
+        return value
 
     @field_validator("seat", mode="before")
     @classmethod
     def _seat(cls, value: Any) -> Any:
         if isinstance(value, bool) or value not in (0, 1, "random") or isinstance(value, float):
-            raise ValueError("must be 0 (odd holes, moves first), 1 (even holes) or 'random'")
+            raise ValueError("must be 0 (player 0: odd holes in awale16, South in oware and hawalis), 1 or 'random'")
         return value
 
 
@@ -301,7 +394,10 @@ class MoveRequest(BaseModel):
     @classmethod
     def _move(cls, value: Any) -> Any:
         if not (isinstance(value, str) and len(value) <= 8) and (isinstance(value, bool) or not isinstance(value, int)):
-            raise ValueError("a move is a string like '14B' (hole 1-16, colour R or B) or an action index 0-31")
+            raise ValueError(
+                "a move is a string as the game writes it ('14B' in awale16, '3' in oware and hawalis) "
+                "or an action index"
+            )
         return value
 
 
@@ -432,7 +528,7 @@ def create_app(
         message = f"{error.detail}: {request.method} {request.url.path} (the API is described at /api/docs)"
         return JSONResponse({"error": message}, status_code=error.status_code, headers=error.headers)
 
-    async def agent_moves(game: Game, states: list[State]) -> tuple[list[int], list[float]]:
+    async def agent_moves(game: LiveGame, states: list[Any]) -> tuple[list[int], list[float]]:
         """The agent's moves from ``states[-1]`` until the person is to move or the game ends (appended to
         ``states``), checked by the engine; ApiError 503 if the agent fails."""
         moves, seconds = [], []
@@ -457,7 +553,19 @@ def create_app(
     async def config() -> dict[str, Any]:
         """What the page offers: games, opponent presets, the agents and their parameters, the server's limits."""
         return {
-            "games": [{"id": name, "title": GAME_TITLES[name]} for name in GAMES],
+            "games": [
+                {
+                    "id": name,
+                    "title": GAME_PAGES[name].title,
+                    "players": GAME_PAGES[name].players,
+                    "rule_options": game.rule_options,
+                    "rule_choices": [
+                        {"label": label, "rules": rules} for label, rules in GAME_PAGES[name].rule_choices
+                    ],
+                    "default_max_plies": game.default_max_plies,
+                }
+                for name, game in GAMES.items()
+            ],
             "presets": offered,
             "agents": {
                 name: {
@@ -481,6 +589,13 @@ def create_app(
         """Start a game against an agent; if the agent has the first move, it is played before the answer."""
         if request.game not in GAMES:
             raise ApiError(400, f"unknown game {request.game!r}; this server plays: {', '.join(GAMES)}")
+        rules = get_game(request.game)
+        try:
+            rules.check_options(request.rules, rule_flags_only=True)
+            max_plies = rules.default_max_plies if request.max_plies is None else request.max_plies
+            initial = rules.initial(**request.rules, max_plies=max_plies, seed=request.seed)
+        except ValueError as error:
+            raise ApiError(400, f"bad rules for {request.game}: {error}") from None
         try:
             spec = check_spec(request.opponent, max_think_seconds, trusted=request.opponent.strip() in trusted)
         except AgentSpecError as error:
@@ -492,14 +607,14 @@ def create_app(
         worker = thinkers.assign()
         try:
             name = await thinkers.run(
-                worker, PREPARE_SECONDS, thinker.prepare, game_id, spec, request.seed, max_think_seconds, max_games
-            )
+                worker, PREPARE_SECONDS, thinker.prepare,
+                game_id, spec, request.seed, max_think_seconds, max_games, initial.to_dict(),
+            )  # fmt: skip
         except AgentSpecError as error:
             raise ApiError(400, f"bad opponent spec: {error}") from None
         except AgentUnavailable as error:
             raise ApiError(503, str(error)) from None
-        initial = GAMES[request.game](request.max_plies)
-        game = Game(game_id, request.game, spec, name, seat, request.seed, worker, [initial])
+        game = LiveGame(game_id, request.game, dict(request.rules), spec, name, seat, request.seed, worker, [initial])
         states = [initial]
         try:
             moves, seconds = await agent_moves(game, states)
@@ -518,12 +633,13 @@ def create_app(
 
     @app.post("/api/games/{game_id}/moves")
     async def post_move(game_id: str, request: MoveRequest) -> dict[str, Any]:
-        """Play the person's move (``"14B"`` or an action index) and the agent's reply; all or nothing."""
+        """Play the person's move (as the game writes it, ``"14B"`` or ``"3"``, or an action index) and the agent's
+        reply; all or nothing."""
         game = store.get(game_id)
         async with game.lock:
-            state = game.state
+            state, move = game.state, request.move
             try:
-                action = state.to_action(request.move)
+                action = state.to_action(get_game(game.game).parse_move(move) if isinstance(move, str) else move)
             except IllegalMoveError as error:
                 raise ApiError(400, str(error)) from None
             states = [*game.states, state.play(action)]

@@ -12,13 +12,11 @@ import time
 from collections import OrderedDict
 from typing import Any
 
+from awale_env.games import game_of, get_game
 from awale_env.rules import State
 
 #: The agents of this worker process, least recently used first.
 _agents: OrderedDict[str, Any] = OrderedDict()
-
-#: How each game's positions are rebuilt from their JSON form (the seam for other games of the toolkit).
-STATE_CLASSES = {"awale16": State}
 
 
 def warm_up() -> None:
@@ -27,6 +25,10 @@ def warm_up() -> None:
 
     for spec in ("alphabeta:depth=2", "mcts:simulations=32"):
         make(spec, seed=0).act(State.initial())
+
+
+#: Seconds a searching agent may think when it is tried on its game's first position (:func:`prepare`).
+PROBE_SECONDS = 0.05
 
 
 def _build(spec: str, seed: int | None, max_seconds: float) -> Any:
@@ -44,25 +46,51 @@ def _build(spec: str, seed: int | None, max_seconds: float) -> Any:
     return agent
 
 
-def prepare(game_id: str, spec: str, seed: int | None, max_seconds: float, capacity: int) -> str:
-    """Build the agent of a new game (raising ``AgentSpecError`` for a bad spec); return the agent's name."""
-    agent = _build(spec, seed, max_seconds)
+def _probe(agent: Any, spec: str, seed: int | None, position: Any) -> None:
+    """Try the agent on ``position`` (a searching one for :data:`PROBE_SECONDS`), then reset it; AgentSpecError if
+    it cannot play that game (an agent refuses the States of games it does not play, e.g. a network trained on
+    another game)."""
+    from agents import AGENTS, AgentSpecError, parse_spec, reset_agent
+
+    timed = "time" in AGENTS[parse_spec(spec)[0]].params
+    capped = agent.time if timed else None
+    if timed:
+        agent.time = PROBE_SECONDS
+    try:
+        agent.act(position)
+    except Exception as error:
+        raise AgentSpecError(f"{agent.name} cannot play {game_of(position).name}: {error}") from None
+    finally:
+        if timed:
+            agent.time = capped
+    reset_agent(agent, seed)
+
+
+def _keep(game_id: str, agent: Any, capacity: int) -> None:
     _agents[game_id] = agent
     while len(_agents) > capacity:
         _agents.popitem(last=False)
+
+
+def prepare(game_id: str, spec: str, seed: int | None, max_seconds: float, capacity: int, state: dict[str, Any]) -> str:
+    """Build the agent of a new game and try it on the game's first position ``state`` (a ``State.to_dict()``),
+    raising ``AgentSpecError`` for a bad spec or an agent that does not play the game; return the agent's name."""
+    agent = _build(spec, seed, max_seconds)
+    _probe(agent, spec, seed, get_game(state["game"]).state_type.from_dict(state))
+    _keep(game_id, agent, capacity)
     return str(agent.name)
 
 
 def think(
     game_id: str, spec: str, seed: int | None, max_seconds: float, capacity: int, state: dict[str, Any]
 ) -> tuple[int, float]:
-    """The agent's action in ``state`` (a ``State.to_dict()``) and the seconds it took.
+    """The agent's action in ``state`` (a ``State.to_dict()`` of any game) and the seconds it took.
 
     An agent this process no longer holds (evicted, or the worker was restarted) is built again from its spec.
     """
-    position = STATE_CLASSES[state["game"]].from_dict(state)
+    position = get_game(state["game"]).state_type.from_dict(state)
     if game_id not in _agents:
-        prepare(game_id, spec, seed, max_seconds, capacity)
+        _keep(game_id, _build(spec, seed, max_seconds), capacity)
     _agents.move_to_end(game_id)
     start = time.perf_counter()
     action = int(_agents[game_id].act(position))

@@ -1,15 +1,16 @@
 // The page of `awale serve`: draws the game the server returns and posts the moves clicked. The server checks
-// every move; this script only offers the moves it lists as legal.
+// every move; this script only offers the moves it lists as legal. Each game of the toolkit has a board layout
+// below (BOARDS); everything else is the same for every game.
 "use strict";
 
-const TOP_ROW = [16, 15, 14, 13, 12, 11, 10, 9];
-const BOTTOM_ROW = [1, 2, 3, 4, 5, 6, 7, 8];
-const MAX_DOTS = 20; // seeds drawn per hole; the counts are written underneath anyway
+const MAX_DOTS = 20; // seeds drawn per pit; the counts are written underneath anyway
 const GAME_KEY = "awale.gameId";
 
 const $ = (id) => document.getElementById(id);
 let game = null;
 let busy = false;
+let config = null;
+let boardKey = null; // the game and seat the board was built for
 
 async function api(method, path, body) {
   const options = { method, headers: {} };
@@ -33,93 +34,201 @@ function showError(message) {
   $("error").hidden = !message;
 }
 
-function seatName(player) {
-  return player === 0 ? "odd holes" : "even holes";
+function gameConfig(id) {
+  return (config && config.games.find((g) => g.id === id)) || null;
 }
 
-function makeHole(hole) {
-  const cell = document.createElement("div");
-  cell.className = "hole";
-  cell.id = `hole-${hole}`;
-  cell.dataset.hole = hole;
-  cell.innerHTML = `
-    <div class="hole-number">${hole}</div>
+function seatName(g, player) {
+  const known = gameConfig(g.game);
+  return known ? known.players[player] : `player ${player}`;
+}
+
+function range(from, to) {
+  // from..to inclusive, counting down when to < from
+  const step = to >= from ? 1 : -1;
+  return Array.from({ length: Math.abs(to - from) + 1 }, (_, i) => from + i * step);
+}
+
+// --- the boards -------------------------------------------------------------------------------------------------
+// A board is rows of cells; a cell is {pit, owner, label, move}: `pit` indexes the seed counts of BOARDS[..].counts,
+// `move` is how its owner's move from it is written (the API's legal_moves), `label` the number shown.
+
+const BOARDS = {
+  awale16: {
+    columns: 8,
+    rows: () => [range(16, 9), range(1, 8)].map((row) => row.map((hole) => ({ pit: hole - 1, owner: (hole - 1) % 2, label: hole }))),
+    counts: (state, pit) => [state.red[pit], state.blue[pit]],
+    movedFrom: (move) => parseInt(move.move, 10) - 1,
+    hint: "Sowing runs 1 → 16 (anticlockwise on screen). Red seeds go into every hole, blue seeds only into the " +
+      "opponent's holes. Click R or B under one of your holes to take all its seeds of that colour.",
+    example: "14B",
+  },
+  oware: {
+    columns: 6,
+    // Player 0's pits 0..5 left to right, player 1's 6..11 above them from right to left (the person's row below),
+    // numbered by their moves 0..5, as each player sees their own row.
+    rows: (seat) => (seat === 0 ? [range(11, 6), range(0, 5)] : [range(5, 0), range(6, 11)])
+      .map((row) => row.map((pit) => ({ pit, owner: pit < 6 ? 0 : 1, label: pit % 6, move: String(pit % 6) }))),
+    counts: (state, pit) => [state.board[pit]],
+    movedFrom: (move) => 6 * move.player + parseInt(move.move, 10),
+    hint: "Sowing runs anticlockwise and skips the pit it started from. Each player's pits are numbered 0-5 from " +
+      "their left, as moves are written. Click one of your pits to sow it; ending in the opponent's row on 2 or 3 " +
+      "seeds captures them and the pits before it holding 2 or 3.",
+    example: "3",
+  },
+  hawalis: {
+    columns: 7,
+    // Rule 3's grid: rows 0..3 from South's outer row to North's, columns west to east as South sees them; the
+    // person's two rows at the bottom (the board turned round for North). Pits are numbered 0..13 per player.
+    rows: (seat) => {
+      const local = (row, col) => [[0, col], [0, 13 - col], [1, col + 7], [1, 6 - col]][row];
+      const order = seat === 0 ? [range(3, 0), range(0, 6)] : [range(0, 3), range(6, 0)];
+      return order[0].map((row) => order[1].map((col) => {
+        const [owner, k] = local(row, col);
+        return { pit: 14 * owner + k, owner, label: k, move: String(k) };
+      }));
+    },
+    counts: (state, pit) => [pit < 14 ? state.south[pit] : state.north[pit - 14]],
+    movedFrom: (move) => 14 * move.player + parseInt(move.move, 10),
+    endedIn: (state, move) => (state.last_pit === null ? null : 14 * move.player + state.last_pit),
+    hint: "Each player sows round their own two rows, anticlockwise; a last seed landing in an occupied pit picks " +
+      "it up and sows on. Ending in your inner row captures the facing pit of the opponent and the one behind it. " +
+      "Click one of your pits (numbered 0-13) to sow it.",
+    example: "12",
+  },
+};
+
+function makeCell(gameId, cell, seat) {
+  const mine = cell.owner === seat;
+  const element = document.createElement(gameId !== "awale16" && mine ? "button" : "div");
+  element.className = "hole";
+  element.id = `pit-${cell.pit}`;
+  element.dataset.pit = cell.pit;
+  element.dataset.hole = cell.label;
+  element.classList.toggle("mine", mine);
+  element.classList.toggle("theirs", !mine);
+  element.innerHTML = `
+    <div class="hole-number">${cell.label}</div>
     <div class="pit"><div class="dots"></div></div>
-    <div class="counts"><span class="count-red" title="red seeds"></span><span class="count-blue" title="blue seeds"></span></div>
-    <div class="buttons">
-      <button type="button" class="move move-red" data-move="${hole}R" aria-label="play ${hole}R">R</button>
-      <button type="button" class="move move-blue" data-move="${hole}B" aria-label="play ${hole}B">B</button>
-    </div>`;
-  return cell;
+    <div class="counts"></div>`;
+  if (gameId === "awale16") {
+    element.querySelector(".counts").innerHTML =
+      '<span class="count-red" title="red seeds"></span><span class="count-blue" title="blue seeds"></span>';
+    const buttons = document.createElement("div");
+    buttons.className = "buttons";
+    if (mine) {
+      buttons.innerHTML = `
+        <button type="button" class="move move-red" data-move="${cell.label}R" aria-label="play ${cell.label}R">R</button>
+        <button type="button" class="move move-blue" data-move="${cell.label}B" aria-label="play ${cell.label}B">B</button>`;
+    }
+    element.appendChild(buttons);
+  } else {
+    element.querySelector(".counts").innerHTML = '<span class="count"></span>';
+    if (mine) {
+      element.type = "button";
+      element.classList.add("move", "pit-move");
+      element.dataset.move = cell.move;
+      element.setAttribute("aria-label", `play ${cell.move}`);
+    }
+  }
+  return element;
 }
 
-function buildBoard() {
-  for (const hole of TOP_ROW) $("row-top").appendChild(makeHole(hole));
-  for (const hole of BOTTOM_ROW) $("row-bottom").appendChild(makeHole(hole));
-  $("board").addEventListener("click", (event) => {
-    const button = event.target.closest("button.move");
-    if (button && !button.disabled) play(button.dataset.move);
+function buildBoard(g) {
+  const layout = BOARDS[g.game];
+  const rows = $("rows");
+  rows.replaceChildren();
+  rows.style.setProperty("--columns", layout.columns);
+  $("board").dataset.game = g.game;
+  layout.rows(g.seat).forEach((cells, index, all) => {
+    const row = document.createElement("div");
+    row.className = "row";
+    // Hawalis: a gap between the opponent's two rows and the person's.
+    row.classList.toggle("side-start", all.length === 4 && index === 2);
+    for (const cell of cells) row.appendChild(makeCell(g.game, cell, g.seat));
+    rows.appendChild(row);
   });
+  $("board-hint").textContent = layout.hint;
+  $("move-text").placeholder = layout.example;
+  boardKey = `${g.game}:${g.seat}`;
 }
 
-function drawDots(container, red, blue) {
+function drawDots(container, counts) {
   container.replaceChildren();
-  const colours = [...Array(red).fill("red"), ...Array(blue).fill("blue")].slice(0, MAX_DOTS);
-  for (const colour of colours) {
+  const colours = counts.length === 2 ? ["red", "blue"] : ["seed"];
+  const dots = colours.flatMap((colour, i) => Array(counts[i]).fill(colour)).slice(0, MAX_DOTS);
+  for (const colour of dots) {
     const dot = document.createElement("span");
     dot.className = `dot dot-${colour}`;
     container.appendChild(dot);
   }
 }
 
+function storesOf(g) {
+  return g.state.stores || g.state.captured;
+}
+
+// --- the page ---------------------------------------------------------------------------------------------------
+
 function describeResult(g) {
-  const [mine, theirs] = [g.state.stores[g.seat], g.state.stores[1 - g.seat]];
-  const score = `${mine}–${theirs}`;
+  const stores = storesOf(g);
+  const score = `${stores[g.seat]}–${stores[1 - g.seat]}`;
   const verdict = { win: "You win", loss: `${g.opponent_name} wins`, draw: "Draw" }[g.result.outcome];
   return `Game over: ${verdict} ${score}. ${g.result.explanation[0].toUpperCase()}${g.result.explanation.slice(1)}.`;
 }
 
 function describeTurn(g) {
   const last = g.last_move;
-  const lastText = last
-    ? `${last.by === "you" ? "You" : g.opponent_name} played ${last.move}` +
-      (last.captured ? `, capturing ${last.captured}` : "") +
-      (last.seconds !== null ? ` (${last.seconds.toFixed(2)} s)` : "") + ". "
-    : "";
-  return `${lastText}Your move (${seatName(g.seat)}): ply ${g.state.ply + 1}` +
+  let lastText = "";
+  if (last) {
+    lastText = `${last.by === "you" ? "You" : g.opponent_name} played ${last.move}`;
+    if (g.game === "hawalis" && g.state.laps !== null) {
+      lastText += ` (ended in pit ${g.state.last_pit} after ${g.state.laps} lap${g.state.laps === 1 ? "" : "s"})`;
+    }
+    lastText += (last.captured ? `, capturing ${last.captured}` : "") +
+      (last.seconds !== null ? ` (${last.seconds.toFixed(2)} s)` : "") + ". ";
+  }
+  return `${lastText}Your move (${seatName(g, g.seat)}): ply ${g.state.ply + 1}` +
     (g.state.max_plies ? ` of ${g.state.max_plies}` : "") + ".";
 }
 
 function render(g) {
   game = g;
   localStorage.setItem(GAME_KEY, g.id);
+  if (boardKey !== `${g.game}:${g.seat}`) buildBoard(g);
+  const layout = BOARDS[g.game];
   const legal = new Set(busy ? [] : g.legal_moves);
-  const lastMove = g.last_move ? g.last_move.move : null;
-  const lastHole = lastMove ? parseInt(lastMove, 10) : null;
-  for (let hole = 1; hole <= 16; hole++) {
-    const cell = $(`hole-${hole}`);
-    const owner = (hole - 1) % 2; // player 0 owns the odd holes
-    const red = g.state.red[hole - 1];
-    const blue = g.state.blue[hole - 1];
-    cell.classList.toggle("mine", owner === g.seat);
-    cell.classList.toggle("theirs", owner !== g.seat);
-    cell.classList.toggle("last", hole === lastHole);
-    cell.title = `hole ${hole} (${owner === g.seat ? "yours" : g.opponent_name + "'s"}): ${red} red, ${blue} blue`;
-    cell.querySelector(".count-red").textContent = red;
-    cell.querySelector(".count-blue").textContent = blue;
-    drawDots(cell.querySelector(".dots"), red, blue);
-    for (const button of cell.querySelectorAll("button.move")) {
+  const last = g.last_move;
+  const movedFrom = last ? layout.movedFrom(last) : null;
+  const endedIn = last && layout.endedIn ? layout.endedIn(g.state, last) : null;
+  for (const cell of document.querySelectorAll("#rows .hole")) {
+    const pit = Number(cell.dataset.pit);
+    const counts = layout.counts(g.state, pit);
+    const mine = cell.classList.contains("mine");
+    cell.classList.toggle("last", pit === movedFrom);
+    cell.classList.toggle("ended", pit === endedIn);
+    const whose = mine ? "yours" : `${g.opponent_name}'s`;
+    if (counts.length === 2) {
+      cell.title = `hole ${cell.dataset.hole} (${whose}): ${counts[0]} red, ${counts[1]} blue`;
+      cell.querySelector(".count-red").textContent = counts[0];
+      cell.querySelector(".count-blue").textContent = counts[1];
+    } else {
+      cell.title = `pit ${cell.dataset.hole} (${whose}): ${counts[0]} seed${counts[0] === 1 ? "" : "s"}`;
+      cell.querySelector(".count").textContent = counts[0];
+    }
+    drawDots(cell.querySelector(".dots"), counts);
+    for (const button of cell.matches("button.move") ? [cell] : cell.querySelectorAll("button.move")) {
       button.disabled = !legal.has(button.dataset.move);
-      button.hidden = owner !== g.seat;
-      button.classList.toggle("last-move", button.dataset.move === lastMove);
+      button.classList.toggle("last-move", !!last && button.dataset.move === last.move && pit === movedFrom);
     }
   }
-  const stores = { left: 1 - g.seat, right: g.seat };
-  for (const [side, player] of Object.entries(stores)) {
+  const stores = storesOf(g);
+  for (const [side, player] of Object.entries({ left: 1 - g.seat, right: g.seat })) {
     const store = $(`store-${side}`);
     store.querySelector(".store-name").textContent =
-      `${player === g.seat ? "You" : g.opponent_name} (${seatName(player)})`;
-    store.querySelector(".store-count").textContent = g.state.stores[player];
+      `${player === g.seat ? "You" : g.opponent_name} (${seatName(g, player)})`;
+    store.querySelector(".store-count").textContent = stores[player];
+    store.querySelector(".store-note").textContent = g.game === "hawalis" ? "captured" : "store";
     store.dataset.player = player;
   }
   const history = $("history");
@@ -136,7 +245,8 @@ function render(g) {
   $("status").textContent = g.status === "over" ? describeResult(g) : describeTurn(g);
   $("status").className = g.status === "over" ? `result result-${g.result.outcome}` : "";
   $("undo").disabled = busy || !g.can_undo;
-  $("game-title").textContent = `vs ${g.opponent_name}`;
+  const title = gameConfig(g.game) ? gameConfig(g.game).title : g.game;
+  $("game-title").textContent = `${title} · vs ${g.opponent_name}`;
 }
 
 function setBusy(value, message) {
@@ -177,23 +287,63 @@ function play(move) {
   return run(`You played ${text}; ${name} is thinking…`, () => api("POST", `/api/games/${game.id}/moves`, { move: text }));
 }
 
+// --- the new-game form: the game picker sets the seats, rules and opponents it offers ----------------------------
+
+function fillGameForm(id) {
+  const known = gameConfig(id);
+  if (!known) return;
+  $("game").value = id;
+  known.players.forEach((name, player) => {
+    $(`seat-${player}`).textContent = `${name} (player ${player})`;
+  });
+  const rules = $("rules");
+  rules.replaceChildren();
+  known.rule_choices.forEach((choice, index) => {
+    const option = document.createElement("option");
+    option.value = String(index);
+    option.textContent = choice.label;
+    rules.appendChild(option);
+  });
+  $("rules-label").hidden = known.rule_choices.length === 0;
+}
+
+function chosenRules() {
+  const known = gameConfig($("game").value);
+  const choice = known && known.rule_choices[Number($("rules").value)];
+  return choice ? choice.rules : {};
+}
+
 function newGame() {
   const opponent = $("opponent").value.trim();
   const seatValue = $("seat").value;
   const seat = seatValue === "random" ? "random" : Number(seatValue);
+  const id = $("game").value || "awale16";
   const previous = game;
   return run(`Starting a game against ${opponent}…`, async () => {
-    const created = await api("POST", "/api/games", { game: "awale16", opponent, seat });
+    const created = await api("POST", "/api/games", { game: id, rules: chosenRules(), opponent, seat });
     if (previous) api("DELETE", `/api/games/${previous.id}`).catch(() => {});
     return created;
   });
 }
 
+function restoreForm(g) {
+  fillGameForm(g.game);
+  $("opponent").value = g.opponent;
+  $("seat").value = String(g.seat);
+  const known = gameConfig(g.game);
+  const index = known ? known.rule_choices.findIndex((c) => JSON.stringify(c.rules) === JSON.stringify(g.rules)) : -1;
+  if (index >= 0) $("rules").value = String(index);
+}
+
 async function start() {
-  buildBoard();
   $("new-game").addEventListener("submit", (event) => {
     event.preventDefault();
     newGame();
+  });
+  $("game").addEventListener("change", () => fillGameForm($("game").value));
+  $("board").addEventListener("click", (event) => {
+    const button = event.target.closest("button.move");
+    if (button && !button.disabled) play(button.dataset.move);
   });
   $("undo").addEventListener("click", () => run("Taking back your last move…", () => api("POST", `/api/games/${game.id}/undo`)));
   $("type-move").addEventListener("submit", (event) => {
@@ -209,24 +359,32 @@ async function start() {
       $("copy-record").textContent = "Copied";
       setTimeout(() => ($("copy-record").textContent = "Copy game record"), 1500);
     } catch {
-      window.prompt("Game record (awale_env.GameRecord text)", game.record);
+      window.prompt("Game record", game.record);
     }
   });
   try {
-    const config = await api("GET", "/api/config");
+    config = await api("GET", "/api/config");
     for (const spec of config.presets) {
       const option = document.createElement("option");
       option.value = spec;
       $("presets").appendChild(option);
     }
+    for (const known of config.games) {
+      const option = document.createElement("option");
+      option.value = known.id;
+      option.textContent = known.title;
+      $("game").appendChild(option);
+    }
+    fillGameForm(config.games[0].id);
     const agents = Object.entries(config.agents)
       .map(([name, agent]) => {
         const params = Object.keys(agent.params).filter((key) => key !== "path"); // path= is for --preset only
         return params.length ? `${name}[:${params.join(",")}]` : name;
       })
       .join(" · ");
-    $("spec-help").textContent = `Any agent spec name[:key=value,...]: ${agents}. ` +
-      `Each move is capped at ${config.limits.max_think_seconds} s of thinking.`;
+    $("spec-help").textContent = `Any agent spec name[:key=value,...]: ${agents}. A trained agent (ppo, ` +
+      `alphazero) plays only the game it was trained on. Each move is capped at ${config.limits.max_think_seconds} s ` +
+      "of thinking.";
   } catch (error) {
     showError(`cannot read the server's configuration: ${error.message}`);
   }
@@ -234,8 +392,7 @@ async function start() {
   if (saved) {
     try {
       const restored = await api("GET", `/api/games/${saved}`);
-      $("opponent").value = restored.opponent;
-      $("seat").value = String(restored.seat);
+      restoreForm(restored);
       render(restored);
       return;
     } catch {
