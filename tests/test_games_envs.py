@@ -3,7 +3,12 @@ Gymnasium's own checkers, masks, observations, rewards, illegal moves, seeding, 
 
 from __future__ import annotations
 
+import json
+import os
 import pickle
+import subprocess
+import sys
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -487,3 +492,30 @@ def test_vector_make_vec_and_options():
         AwaleVectorEnv(2, game="hawalis", preset="texts")
     with pytest.raises(ValueError, match="unknown game"):
         AwaleVectorEnv(2, game="mancala")
+
+
+def vector_digest() -> dict:
+    """What a few batched games of the other games compute, every mode (run with and without NUMBA_DISABLE_JIT=1)."""
+    digest = {}
+    for config in ("oware", "hawalis-endless-illegal"):
+        for opponent in (None, "random"):
+            for mode in ("NextStep", "SameStep"):
+                vec = AwaleVectorEnv(4, opponent=opponent, learner_seat="random", max_plies=20, autoreset_mode=mode,
+                                     reward="score_diff", **VECTOR_CONFIGS[config])  # fmt: skip
+                obs, _ = vec.reset(seed=11)
+                rng = np.random.default_rng(0)
+                total = [obs.tolist()]
+                for _ in range(30):
+                    obs, rewards, terminated, _, info = vec.step(pick_actions(vec.action_masks(), rng, 0.02))
+                    total.append([obs.tolist(), rewards.tolist(), terminated.tolist(), info["outcome"].tolist()])
+                digest[f"{config}-{opponent}-{mode}"] = total
+    return digest
+
+
+def test_vector_pure_python_fallback_is_identical():
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    code = "import json, test_games_envs as t; print(json.dumps(t.vector_digest()))"
+    tests_dir = str(Path(__file__).parent)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [tests_dir, env.get("PYTHONPATH")]))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout.splitlines()[-1]) == json.loads(json.dumps(vector_digest()))
