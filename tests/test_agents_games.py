@@ -1,0 +1,197 @@
+"""The agents, the arena and the CLI on Oware and Hawalis: legal complete games, tactics, exact agreement with plain
+minimax, determinism, round robins, and the ``--game`` option of ``awale play`` and ``awale arena``."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from agents import make
+from agents.alphabeta import WIN, AlphaBetaAgent
+from agents.mcts import MCTSAgent
+from awale_env.cli import app
+from awale_env.games import get_game
+from training.arena import play_game, round_robin
+
+# (game, rule flags): both Oware presets, both Hawalis endless-move rules.
+VARIANTS = [
+    ("oware", {}),
+    ("oware", {"preset": "openspiel"}),
+    ("hawalis", {}),
+    ("hawalis", {"endless_move": "illegal"}),
+]
+SPECS = ("random", "greedy", "alphabeta:depth=2", "mcts:simulations=40")
+runner = CliRunner()
+
+
+def start(name: str, options: dict, max_plies: int | None = 1000, seed: int = 0):
+    return get_game(name).initial(max_plies=max_plies, seed=seed, **options)
+
+
+def random_positions(
+    name: str, options: dict, count: int, seed: int, max_plies: int | None = 1000, plies: int = 150
+) -> list:
+    """Live positions reached by up to ``plies`` random moves (Oware's keep their repetition sets)."""
+    rng = np.random.default_rng(seed)
+    positions = []
+    while len(positions) < count:
+        state = start(name, options, max_plies, seed=int(rng.integers(2**31)))
+        for _ in range(int(rng.integers(0, plies))):
+            if state.is_terminal:
+                break
+            legal = state.legal_actions()
+            state = state.play(legal[int(rng.integers(len(legal)))])
+        if not state.is_terminal:
+            positions.append(state)
+    return positions
+
+
+def minimax(state, depth: int, height: int = 0) -> int:
+    """Plain negamax over the State API with alpha-beta's scoring: the rules' winner, else the store difference."""
+    me = state.to_move
+    if state.is_terminal:
+        return 0 if state.winner is None else (WIN - height if state.winner == me else height - WIN)
+    if depth == 0:
+        return state.stores[me] - state.stores[1 - me]
+    return max(-minimax(state.play(a), depth - 1, height + 1) for a in state.legal_actions())
+
+
+@pytest.mark.parametrize("name, options", VARIANTS)
+def test_every_agent_plays_legal_complete_games(name, options):
+    for i, spec in enumerate(SPECS):
+        other = SPECS[(i + 1) % len(SPECS)]
+        agents = (make(spec, seed=i), make(other, seed=i + 1))
+        final = play_game(agents, start(name, options, max_plies=120, seed=i))  # raises on an illegal move
+        assert final.is_terminal and final.end_reason is not None
+
+
+@pytest.mark.parametrize("name, options", VARIANTS)
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_alphabeta_value_equals_plain_minimax(name, options, depth):
+    agent = AlphaBetaAgent(depth=depth, table_bits=12, seed=0)
+    for state in random_positions(name, options, 6, seed=depth):
+        agent.reset()
+        move = agent.search(state)
+        expected = minimax(state, depth)
+        assert agent.last_search["value"] == expected, repr(state)
+        assert -minimax(state.play(move), depth - 1, 1) == expected, "the move played must achieve the value"
+
+
+def test_alphabeta_takes_the_oware_capture_that_wins_at_once():
+    # OpenSpiel rules: a store of 25 ends the game. Pit 5's seed lands in pit 6 (1 -> 2) and captures it: 24 + 2.
+    board = [1, 0, 0, 0, 0, 1, 1, 0, 1, 0, 0, 0]
+    state = get_game("oware").state_type.from_position(board, (24, 20), to_move=0, preset="openspiel")
+    assert state.play(5).winner == 0 and not state.play(0).is_terminal
+    for depth in (1, 3, 5):
+        agent = AlphaBetaAgent(depth=depth, seed=depth)
+        assert agent.act(state) == 5
+        assert agent.last_search["value"] == WIN - 1
+
+
+def test_alphabeta_takes_the_hawalis_capture_that_wins_at_once():
+    # South's pit 12 sows one seed into the empty inner pit 13, which faces North's inner pit 7 and captures it with
+    # North's outer pit 6 behind it: North's last two seeds, so North, to move, has none and loses.
+    south, north = [0] * 14, [0] * 14
+    south[12], south[4] = 1, 1
+    north[7], north[6] = 1, 1
+    state = get_game("hawalis").state_type.from_position(south, north, to_move=0)
+    winning = [a for a in state.legal_actions() if state.play(a).winner == 0]
+    assert winning and len(winning) < len(state.legal_actions())
+    for depth in (1, 3):
+        assert AlphaBetaAgent(depth=depth, seed=depth).act(state) in winning
+
+
+@pytest.mark.parametrize("name, options", VARIANTS)
+def test_alphabeta_avoids_a_move_that_loses_at_once(name, options):
+    """Positions where some moves let the opponent win at once and others do not (found by random play with a fixed
+    seed): depth 2 plays none of the losing ones."""
+    found = 0
+    for state in random_positions(name, options, 300, seed=7, max_plies=None, plies=600):
+        safe, losing = [], []
+        for a in state.legal_actions():
+            child = state.play(a)
+            if not child.is_terminal:
+                loses = any(child.play(b).winner == 1 - state.to_move for b in child.legal_actions())
+                (losing if loses else safe).append(a)
+        if safe and losing:
+            found += 1
+            assert AlphaBetaAgent(depth=2, seed=found).act(state) not in losing, repr(state)
+    assert found >= 1
+
+
+@pytest.mark.parametrize("name, options", VARIANTS)
+def test_mcts_is_deterministic_under_a_seed(name, options):
+    def game(seed: int) -> list:
+        agent, state, out = MCTSAgent(simulations=60, seed=seed), start(name, options, seed=3), []
+        for _ in range(8):
+            if state.is_terminal:
+                break
+            out.append((agent.act(state), sorted(agent.action_visits().items())))
+            state = state.play(out[-1][0])
+        return out
+
+    first = game(5)
+    assert game(5) == first
+    assert game(6) != first
+
+
+@pytest.mark.parametrize("name, options", [VARIANTS[1], VARIANTS[2]])
+def test_round_robin_on_another_game(name, options):
+    specs = ["random", "greedy", "alphabeta:depth=1"]
+    result = round_robin(specs, 2, seed=4, max_plies=150, progress=False, game=name, **options)
+    assert result.game == name and len(result.games) == 6
+    assert sum(s.games for s in result.standings) == 12
+    again = round_robin(specs, 2, seed=4, max_plies=150, progress=False, game=name, **options)
+    assert again.games == result.games
+
+
+def test_round_robin_refuses_bad_games_and_agents():
+    with pytest.raises(ValueError, match="unknown game 'chess'"):
+        round_robin(["random", "greedy"], 2, progress=False, game="chess")
+    with pytest.raises(ValueError, match="its options: first_player, endless_move"):
+        round_robin(["random", "greedy"], 2, progress=False, game="hawalis", preset="openspiel")
+    with pytest.raises(ValueError, match="grand_slam must be one of"):
+        round_robin(["random", "greedy"], 2, progress=False, game="oware", grand_slam="sometimes")
+
+
+def test_alphazero_refuses_another_game():
+    pytest.importorskip("torch")
+    agent = make("alphazero:simulations=4")
+    with pytest.raises(ValueError, match="plays awale16 only"):
+        agent.act(start("oware", {}))
+
+
+def test_cli_arena_on_oware():
+    args = ["arena", "--game", "oware", "--rule", "preset=openspiel", "--agents", "random", "--agents", "greedy"]
+    result = runner.invoke(app, [*args, "--games", "2", "--max-plies", "200", "--no-progress", "--json"])
+    assert result.exit_code == 0, result.output
+    table = json.loads(result.output.strip().splitlines()[-1])
+    assert {row["agent"] for row in table} == {"random", "greedy"} and sum(r["games"] for r in table) == 4
+
+
+def test_cli_play_hawalis_through_piped_stdin_with_bad_input():
+    moves = "hello\n99\n0\nundo\n3\nquit\n"
+    result = runner.invoke(app, ["play", "--game", "hawalis", "--opponent", "greedy:seed=1"], input=moves)
+    out = result.output
+    assert result.exit_code == 0, out
+    assert "malformed move 'hello'" in out and "0-13" in out
+    assert "malformed move '99'" in out
+    assert "greedy plays" in out and "captured: South" in out
+    assert "game abandoned" in out and "Traceback" not in out
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["play", "--game", "go"], "unknown game 'go'; the games are 'awale16', 'oware', 'hawalis'"),
+        (["arena", "--game", "oware", "--rule", "slam=1", "--agents", "random"], "unknown rule flag(s) slam"),
+        (["play", "--game", "hawalis", "--rule", "endless_move=never"], "endless_move must be 'loses' or 'illegal'"),
+    ],
+)
+def test_cli_bad_game_options_give_one_line_errors(args, message):
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert message in result.output and len(result.output.strip().splitlines()) == 1
