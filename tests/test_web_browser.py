@@ -222,6 +222,13 @@ def test_play_hawalis_and_oware_by_clicking_pits(server: str, browser: webdriver
     assert [p.get_attribute("data-move") for p in pits] == [str(a) for a in range(6)]  # openspiel: player 0 first
     pits[2].click()
     wait.until(lambda d: idle(d) and len(history(d)) == 2)
-    assert history(browser)[0] == "1. 2"
+    history_before = history(browser)
+    assert history_before[0] == "1. 2"
     counts = [int(c.text) for c in browser.find_elements(By.CSS_SELECTOR, "#rows .row:last-child .count")]
     assert sum(counts) > 0 and counts[2] <= 1  # the pit sown is empty unless the reply reached it
+
+    browser.refresh()  # the page picks up its game, and the form the game's settings
+    wait.until(lambda d: idle(d) and history(d) == ["1. 2", history_before[1]])
+    assert Select(browser.find_element(By.ID, "game")).first_selected_option.get_attribute("value") == "oware"
+    assert Select(browser.find_element(By.ID, "rules")).first_selected_option.text.startswith("openspiel")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#rows .hole")) == 12

@@ -265,22 +265,22 @@ class LiveGame:
         """The game as text: a header naming the game, its ply limit and rule options (``key=value``, strings bare,
         other values in JSON; with the first player the rules drew, if they drew one), then the moves as the game
         writes them. An ``awale16`` record is ``awale_env.GameRecord`` text."""
-        rules = get_game(self.game)
+        kind = get_game(self.game)
         options = dict(self.rules)
-        if "first_player" in rules.rule_options:
+        if "first_player" in kind.rule_options:
             options["first_player"] = self.states[0].to_move
         limit = "none" if self.state.max_plies is None else self.state.max_plies
         fields = [f"max_plies={limit}", *(f"{key}={record_value(value)}" for key, value in options.items())]
         header = " ".join([self.game, *fields])
-        return f"{header}\n{' '.join(rules.format_move(action) for action in self.moves)}\n"
+        return f"{header}\n{' '.join(kind.format_move(action) for action in self.moves)}\n"
 
     def to_json(self) -> dict[str, Any]:
         state = self.state
-        rules = get_game(self.game)
+        kind = get_game(self.game)
         moves = [
             {
                 "ply": ply + 1,
-                "move": rules.format_move(action),
+                "move": kind.format_move(action),
                 "player": self.states[ply].to_move,
                 "by": "you" if self.states[ply].to_move == self.human else "opponent",
                 "captured": self.states[ply + 1].last_capture,
@@ -308,7 +308,7 @@ class LiveGame:
             "seed": self.seed,
             "status": "over" if state.is_terminal else "your_turn",
             "state": state.to_dict(),
-            "legal_moves": [rules.format_move(a) for a in state.legal_actions()] if state.to_move == self.human else [],
+            "legal_moves": [kind.format_move(a) for a in state.legal_actions()] if state.to_move == self.human else [],
             "moves": moves,
             "last_move": moves[-1] if moves else None,
             "can_undo": self.last_human_ply() is not None,
@@ -589,11 +589,11 @@ def create_app(
         """Start a game against an agent; if the agent has the first move, it is played before the answer."""
         if request.game not in GAMES:
             raise ApiError(400, f"unknown game {request.game!r}; this server plays: {', '.join(GAMES)}")
-        rules = get_game(request.game)
+        kind = get_game(request.game)
         try:
-            rules.check_options(request.rules, rule_flags_only=True)
-            max_plies = rules.default_max_plies if request.max_plies is None else request.max_plies
-            initial = rules.initial(**request.rules, max_plies=max_plies, seed=request.seed)
+            kind.check_options(request.rules, rule_flags_only=True)
+            max_plies = kind.default_max_plies if request.max_plies is None else request.max_plies
+            initial = kind.initial(**request.rules, max_plies=max_plies, seed=request.seed)
         except ValueError as error:
             raise ApiError(400, f"bad rules for {request.game}: {error}") from None
         try:
