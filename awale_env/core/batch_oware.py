@@ -113,29 +113,9 @@ def _start_vs_random(
 
 @njit(cache=True, error_model="numpy")
 def step_self_play(
-    pits,
-    stores,
-    player,
-    ply,
-    status,
-    legal,
-    keys,
-    max_plies,
-    reward_mode,
-    rules,
-    first,
-    rngs,
-    same_step,
-    actions,
-    rewards,
-    outcome,
-    mover,
-    end_stores,
-    obs,
-    masks,
-    final_obs,
-    final_masks,
-):
+    pits, stores, player, ply, status, legal, keys, max_plies, reward_mode, rules, first, rngs, same_step, actions,
+    rewards, outcome, mover, end_stores, obs, masks, final_obs, final_masks,
+):  # fmt: skip
     """One move in every game by the side to move, observed by the side to move next; finished games restart (as
     :func:`awale_env.core.batch.step_self_play`, whose autoreset rules these are)."""
     for i in range(pits.shape[0]):
@@ -166,51 +146,17 @@ def step_self_play(
 
 @njit(cache=True, error_model="numpy")
 def step_vs_random(
-    pits,
-    stores,
-    player,
-    ply,
-    status,
-    legal,
-    keys,
-    max_plies,
-    reward_mode,
-    rules,
-    first,
-    same_step,
-    learner,
-    seat_mode,
-    rngs,
-    actions,
-    rewards,
-    outcome,
-    end_stores,
-    obs,
-    masks,
-    final_obs,
-    final_masks,
-):
+    pits, stores, player, ply, status, legal, keys, max_plies, reward_mode, rules, first, same_step, learner, seat_mode,
+    rngs, actions, rewards, outcome, end_stores, obs, masks, final_obs, final_masks,
+):  # fmt: skip
     """One learner move and the built-in random opponent's reply in every game, all from the learner's side (as
     :func:`awale_env.core.batch.step_vs_random`)."""
     for i in range(pits.shape[0]):
         if status[i] != ONGOING:
             _start_vs_random(
-                pits,
-                stores,
-                player,
-                ply,
-                status,
-                legal,
-                keys,
-                max_plies,
-                reward_mode,
-                rules,
-                first,
-                learner,
-                seat_mode,
-                rngs,
-                i,
-            )
+                pits, stores, player, ply, status, legal, keys, max_plies, reward_mode, rules, first, learner,
+                seat_mode, rngs, i,
+            )  # fmt: skip
             rewards[i] = 0.0
             outcome[i] = ONGOING
         else:
@@ -228,101 +174,33 @@ def step_vs_random(
                 end_stores[i, :] = stores[i, :]
                 if same_step:
                     view(
-                        pits,
-                        stores,
-                        player,
-                        ply,
-                        status,
-                        legal,
-                        keys,
-                        max_plies,
-                        reward_mode,
-                        rules,
-                        first,
-                        i,
-                        learner[i],
-                        final_obs,
-                        final_masks,
-                    )
+                        pits, stores, player, ply, status, legal, keys, max_plies, reward_mode, rules, first, i,
+                        learner[i], final_obs, final_masks,
+                    )  # fmt: skip
                     _start_vs_random(
-                        pits,
-                        stores,
-                        player,
-                        ply,
-                        status,
-                        legal,
-                        keys,
-                        max_plies,
-                        reward_mode,
-                        rules,
-                        first,
-                        learner,
-                        seat_mode,
-                        rngs,
-                        i,
-                    )
+                        pits, stores, player, ply, status, legal, keys, max_plies, reward_mode, rules, first, learner,
+                        seat_mode, rngs, i,
+                    )  # fmt: skip
         view(
-            pits,
-            stores,
-            player,
-            ply,
-            status,
-            legal,
-            keys,
-            max_plies,
-            reward_mode,
-            rules,
-            first,
-            i,
-            learner[i],
-            obs,
+            pits, stores, player, ply, status, legal, keys, max_plies, reward_mode, rules, first, i, learner[i], obs,
             masks,
-        )
+        )  # fmt: skip
 
 
 @njit(cache=True, error_model="numpy")
 def reset_games(
-    pits,
-    stores,
-    player,
-    ply,
-    status,
-    legal,
-    keys,
-    max_plies,
-    reward_mode,
-    rules,
-    first,
-    vs_random,
-    learner,
-    seat_mode,
-    rngs,
-    which,
-    obs,
-    masks,
-):
+    pits, stores, player, ply, status, legal, keys, max_plies, reward_mode, rules, first, vs_random, learner, seat_mode,
+    rngs, which, obs, masks,
+):  # fmt: skip
     """Restart the games where ``which`` is True and write every game's view (the learner's against the random
     opponent, the side to move's in self-play)."""
     for i in range(pits.shape[0]):
         if which[i]:
             if vs_random:
                 _start_vs_random(
-                    pits,
-                    stores,
-                    player,
-                    ply,
-                    status,
-                    legal,
-                    keys,
-                    max_plies,
-                    reward_mode,
-                    rules,
-                    first,
-                    learner,
-                    seat_mode,
-                    rngs,
-                    i,
-                )
+                    pits, stores, player, ply, status, legal, keys, max_plies, reward_mode, rules, first, learner,
+                    seat_mode, rngs, i,
+                )  # fmt: skip
             else:
                 start(pits, stores, player, ply, status, legal, keys, max_plies, reward_mode, rules, first, rngs, i)
         viewer = learner[i] if vs_random else player[i]
