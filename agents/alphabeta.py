@@ -67,17 +67,17 @@ def position_hash(seeds, stores, player, plies_left, slot_keys, store_keys, left
     return h
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def evaluate(stores, player):
     """Heuristic value for the side to move: the store difference (see the module docstring)."""
     return int(stores[player]) - int(stores[1 - player])
 
 
-@njit(cache=True, inline="always")
-def terminal_value(game, seeds, stores, code, player, height):
+@njit(cache=True)
+def terminal_value(env, seeds, stores, code, player, height):
     """Exact value of a finished game (status ``code``, ``player`` to move) for ``player``: the rules' winner,
     quicker wins scored higher."""
-    won = kn.winner(game, seeds, stores, code, player)
+    won = kn.winner(env, seeds, stores, code, player)
     if won == kn.DRAW:
         return 0
     return WIN - height if won == player else height - WIN
@@ -101,32 +101,14 @@ def _from_table(value, height):
     return value
 
 
-@njit(cache=True, inline="always")
-def _repeated(key, height, env):
-    """Oware's rule 9 for a child of the node at ``height`` reached without a capture: whether its ``key`` is among
-    the positions since the last capture on the searched line, or in the root's set if the line has no capture."""
-    _, _, _, root_keys, path_keys, since = env
-    start = since[height]
-    for i in range(start, height + 1):
-        if path_keys[i] == key:
-            return True
-    if start == 0:
-        j = np.searchsorted(root_keys, key)
-        return j < root_keys.shape[0] and root_keys[j] == key
-    return False
-
-
-@njit(cache=True, inline="always")
-def _play_child(seeds, stores, player, ply, max_plies, action, cs, cst, height, game, flags, scratch, env):
-    """Write the position after ``action`` into (cs, cst); return ``gained | status << 8``. The game's ``env`` is
-    unpacked only for Oware (its rule 9): every array taken out of a tuple costs reference counting per move."""
+@njit(cache=True)
+def _play_child(seeds, stores, player, ply, max_plies, action, cs, cst, height, env):
+    """Write the position after ``action`` into (cs, cst); return ``gained | status << 8``."""
     cs[:] = seeds
     cst[:] = stores
-    gained = kn.move(game, cs, cst, player, action, flags, scratch)
-    repeated = False
-    if game == kn.OWARE and gained == 0:
-        repeated = _repeated(kn.position_key(game, cs, 1 - player), height, env)
-    code = kn.status(game, cs, cst, 1 - player, ply + 1, max_plies, gained, repeated, flags, scratch)
+    gained = kn.move(env, cs, cst, player, action)
+    repeated = gained == 0 and kn.repeated(env, cs, 1 - player, height)
+    code = kn.status(env, cs, cst, 1 - player, ply + 1, max_plies, gained, repeated)
     return max(gained, 0) | code << 8
 
 
@@ -135,14 +117,13 @@ def _leaf_parent(seeds, stores, player, ply, max_plies, beta, height, child_seed
                  env):  # fmt: skip
     """Negamax at depth 1 without recursion or table: each child is scored by :func:`evaluate` or exactly;
     ``actions``: room for the legal actions."""
-    game, flags, scratch, _, _, _ = env
     best = -INFINITY
-    for i in range(kn.moves(game, seeds, player, flags, scratch, actions)):
+    for i in range(kn.moves(env, seeds, player, actions)):
         counters[NODES] += 1
-        code = _play_child(seeds, stores, player, ply, max_plies, actions[i], child_seeds, child_stores, height, game,
-                           flags, scratch, env) >> 8  # fmt: skip
+        code = _play_child(seeds, stores, player, ply, max_plies, actions[i], child_seeds, child_stores, height,
+                           env) >> 8  # fmt: skip
         if code != kn.ONGOING:
-            v = -terminal_value(game, child_seeds, child_stores, code, 1 - player, height + 1)
+            v = -terminal_value(env, child_seeds, child_stores, code, 1 - player, height + 1)
         else:
             v = -evaluate(child_stores, 1 - player)
         if v > best:
@@ -157,12 +138,11 @@ def _generate(seeds, stores, player, ply, max_plies, bits, skip, n, height, kill
     """Add the children of the position at ``height`` (the legal moves in ``bits`` but ``skip``) from index ``n`` on,
     with their ordering scores: captures by size, then killers, then history. Return the new child count."""
     _, _, child_seeds, child_stores, order, actions, statuses, _, _ = work
-    game, flags, scratch, _, _, _ = env
     a = 0
     while bits >> a:
         if (bits >> a) & 1 and a != skip:
             packed = _play_child(seeds, stores, player, ply, max_plies, a, child_seeds[height, n],
-                                 child_stores[height, n], height, game, flags, scratch, env)  # fmt: skip
+                                 child_stores[height, n], height, env)  # fmt: skip
             gained = packed & 0xFF
             actions[height, n] = a
             statuses[height, n] = packed >> 8
@@ -212,16 +192,15 @@ def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, his
 
     ``keys`` = (slot, store, plies-left Zobrist keys); ``tt`` = (hashes, values, depths, flags, moves) arrays;
     ``work`` = scratch per height (node boards and stores, child boards, stores, ordering scores, actions and
-    statuses, frames, hashes); ``env`` = the game (see :func:`search_env`). The recursion of negamax runs on an
-    explicit stack of frames, because numba cannot cache recursive functions (numba issue #6061).
+    statuses, frames, hashes); ``env`` = the game (:meth:`agents.kernels.Root.env`). The recursion of negamax runs
+    on an explicit stack of frames, because numba cannot cache recursive functions (numba issue #6061).
     """
     slot_keys, store_keys, left_keys = keys
     tt_hash, tt_value, tt_depth, tt_flag, tt_move = tt
     node_seeds, node_stores, child_seeds, child_stores, _, actions, statuses, f, hashes = work
-    game, flags, scratch, _, path_keys, since = env
     node_seeds[0] = seeds
     node_stores[0] = stores
-    path_keys[0], since[0] = kn.position_key(game, seeds, player), 0
+    kn.track_line(env, 0, seeds, player, False)
     f[0, F_DEPTH], f[0, F_ALPHA], f[0, F_BETA] = depth, -INFINITY, INFINITY
     h = 0
     step = ENTER
@@ -258,12 +237,12 @@ def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, his
                             value, finished = v, True
                 if not finished:
                     f[h, F_ALPHA0], f[h, F_BEST], f[h, F_MOVE], f[h, F_I] = alpha, -INFINITY, -1, 0
-                    bits = kn.legal(game, s, p, flags, scratch)
+                    bits = kn.legal(env, s, p)
                     f[h, F_BITS] = bits
                     # The table's move alone first: it often cuts off before the others are generated.
                     if first >= 0 and (bits >> first) & 1:
                         packed = _play_child(s, st, p, ply + h, max_plies, first, child_seeds[h, 0],
-                                             child_stores[h, 0], h, game, flags, scratch, env)  # fmt: skip
+                                             child_stores[h, 0], h, env)  # fmt: skip
                         actions[h, 0], statuses[h, 0] = first, packed >> 8
                         f[h, F_FIRST], f[h, F_N] = first, 1
                     else:
@@ -282,15 +261,13 @@ def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, his
             else:
                 _pick_next(work, h, i, f[h, F_N])
                 if statuses[h, i] != kn.ONGOING:  # a finished game: its exact value, no search
-                    value = terminal_value(game, child_seeds[h, i], child_stores[h, i], statuses[h, i], 1 - p, h + 1)
+                    value = terminal_value(env, child_seeds[h, i], child_stores[h, i], statuses[h, i], 1 - p, h + 1)
                     f[h, F_MODE] = FULL_WINDOW
                     step = CHILD_DONE
                 else:
                     node_seeds[h + 1] = child_seeds[h, i]
                     node_stores[h + 1] = child_stores[h, i]
-                    if game == kn.OWARE:  # the searched line's positions since its last capture (rule 9)
-                        path_keys[h + 1] = kn.position_key(game, node_seeds[h + 1], 1 - p)
-                        since[h + 1] = h + 1 if node_stores[h + 1, p] != st[p] else since[h]
+                    kn.track_line(env, h + 1, node_seeds[h + 1], 1 - p, node_stores[h + 1, p] != st[p])
                     f[h + 1, F_DEPTH] = f[h, F_DEPTH] - 1
                     alpha, beta = f[h, F_ALPHA], f[h, F_BETA]
                     if f[h, F_MOVE] < 0:
@@ -360,13 +337,6 @@ def _work_arrays(game: kn.GameKernels) -> tuple[np.ndarray, ...]:
         np.zeros((h, 12), dtype=np.int64),
         np.zeros(h, dtype=np.uint64),
     )
-
-
-def search_env(root: kn.Root, scratch: np.ndarray, path: tuple[np.ndarray, np.ndarray]) -> tuple:
-    """The game of :func:`negamax`: (game code, rule flags, kernel scratch, the root's sorted repetition keys, and
-    per height the searched line's repetition keys and the height of its last capture), Oware's rule 9 in the last
-    three."""
-    return (root.kernels.code, root.flags, scratch, root.keys, *path)
 
 
 class AlphaBetaAgent:
@@ -450,7 +420,7 @@ class AlphaBetaAgent:
         if root is None:
             root = kn.root_of(state)
             self._use_game(root.kernels)
-        env = search_env(root, self._scratch, self._path)
+        env = root.env(self._scratch, *self._path)
         counters = np.zeros(5, dtype=np.int64)
         max_depth = self.depth or MAX_DEPTH
         best_move, best_value, done_depth, total_nodes = -1, 0, 0, 0

@@ -43,17 +43,10 @@ def new_tree(capacity: int) -> tuple[np.ndarray, ...]:
 
 
 @njit(cache=True)
-def _expand(tree, node, used, game, board, player, flags, scratch, rng, moves):
+def _expand(tree, node, used, env, board, player, rng, moves):
     """Create the children of ``node`` (one per legal action, in random order); return the new node count."""
     parent, first_child, n_children, action, visits, value = tree
-    bits = kn.legal(game, board, player, flags, scratch)
-    n = 0
-    a = 0
-    while bits >> a:
-        if (bits >> a) & 1:
-            moves[n] = a
-            n += 1
-        a += 1
+    n = kn.moves(env, board, player, moves)
     if used + n > parent.size:
         return used
     for i in range(n - 1, 0, -1):  # Fisher-Yates with the core generator
@@ -89,33 +82,22 @@ def _select(tree, node, c):
 
 
 @njit(cache=True)
-def _restore_keys(keys, root_keys):
-    """Reset Oware's repetition set ``keys`` to the root's (sorted) keys."""
-    ow.key_set_clear(keys)
-    for i in range(root_keys.shape[0]):
-        ow.key_set_insert(keys, root_keys[i])
-
-
-@njit(cache=True)
-def run_simulations(tree, used, root, count, c, rng, env):
+def run_simulations(tree, used, root, count, c, rng, env, work_keys):
     """Run ``count`` simulations from the root (node 0, a live position); return the new node count.
 
-    ``root`` = (board, stores, player to move, ply, ply limit); ``env`` = (game code, rule flags, kernel scratch,
-    Oware's root repetition keys sorted and a key set to work in, with room for a game's keys; see
+    ``root`` = (board, stores, player to move, ply, ply limit); ``env`` = the game (:meth:`agents.kernels.Root.env`,
+    with Oware's root repetition keys); ``work_keys``: Oware's key set to work in, with room for a game's keys (see
     :meth:`MCTSAgent.act`).
     """
     parent, _, n_children, action, visits, value = tree
     root_board, root_stores, root_player, root_ply, max_plies = root
-    game, flags, scratch, root_keys, work_keys = env
     board = root_board.copy()
     stores = root_stores.copy()
     moves = np.empty(64, dtype=np.int64)
     for _ in range(count):
         board[:] = root_board
         stores[:] = root_stores
-        keys = work_keys
-        if game == kn.OWARE:
-            _restore_keys(keys, root_keys)
+        keys, _ = kn.record(env, work_keys, board, root_player, 0, True)
         player, ply, node = root_player, root_ply, 0
         code = kn.ONGOING
         # Selection and expansion: descend while the node is expanded; expand a node on its second visit.
@@ -123,25 +105,19 @@ def run_simulations(tree, used, root, count, c, rng, env):
             if n_children[node] == 0:
                 if visits[node] == 0 and node != 0:
                     break
-                used = _expand(tree, node, used, game, board, player, flags, scratch, rng, moves)
+                used = _expand(tree, node, used, env, board, player, rng, moves)
                 if n_children[node] == 0:  # the tree is full
                     break
             node = _select(tree, node, c)
-            gained = kn.move(game, board, stores, player, action[node], flags, scratch)
+            gained = kn.move(env, board, stores, player, action[node])
             player = 1 - player
             ply += 1
-            repeated = False
-            if game == kn.OWARE:  # rule 9: a capture clears the set, which then holds the new position only
-                if gained > 0:
-                    ow.key_set_clear(keys)
-                elif ow.key_set_full(keys):
-                    keys = ow.key_set_grown(keys)
-                repeated = not ow.key_set_insert(keys, kn.position_key(game, board, player))
-            code = kn.status(game, board, stores, player, ply, max_plies, gained, repeated, flags, scratch)
+            keys, repeated = kn.record(env, keys, board, player, gained, False)  # Oware's rule 9
+            code = kn.status(env, board, stores, player, ply, max_plies, gained, repeated)
         if code == kn.ONGOING:
-            won = kn.playout(game, board, stores, player, ply, max_plies, flags, keys, rng)
+            won = kn.playout(env, board, stores, player, ply, max_plies, keys, rng)
         else:
-            won = kn.winner(game, board, stores, code, player)
+            won = kn.winner(env, board, stores, code, player)
         # Backpropagation: the node's mover is the player who was to move at its parent, i.e. 1 - player here.
         reward = 0.5 if won == kn.DRAW else (1.0 if won == 1 - player else 0.0)
         while node >= 0:
@@ -181,7 +157,7 @@ def compact_subtree(tree, new_root, out):
 def _key_set_for(root: kn.Root) -> np.ndarray:
     """An empty Oware key set with room for the root's keys and every ply left (a game without a ply limit may
     make it grow); a placeholder for the other games."""
-    if root.kernels.code != kn.OWARE:
+    if root.kernels.env_type is not kn.OwareEnv:
         return np.zeros(1, dtype=np.int64)
     plies = root.max_plies - root.ply if root.max_plies != kn.NO_LIMIT else 1024
     capacity = 16
@@ -269,7 +245,7 @@ class MCTSAgent:
         self._root = state
         root = kn.root_of(state)
         position = (root.board, root.stores, root.player, root.ply, root.max_plies)
-        env = (root.kernels.code, root.flags, self._scratch, root.keys, _key_set_for(root))
+        env, work_keys = root.env(self._scratch, root.keys, root.keys), _key_set_for(root)
         done = 0
         while True:
             batch = self.simulations - done if self.simulations is not None else 1 << 30
@@ -282,7 +258,7 @@ class MCTSAgent:
                 break
             self._grow(16 * batch)
             batch_start = time.perf_counter()
-            self._used = run_simulations(self._tree, self._used, position, batch, self.c, self._rng, env)
+            self._used = run_simulations(self._tree, self._used, position, batch, self.c, self._rng, env, work_keys)
             elapsed = time.perf_counter() - batch_start
             if elapsed > 0.005:
                 self._rate = batch / elapsed
