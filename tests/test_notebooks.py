@@ -1,0 +1,52 @@
+"""The research notebooks run top to bottom in quick mode (``AWALE_QUICK=1``: token budgets), in a scratch directory,
+and the committed copies carry the outputs of a real run, kept small."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+#: Each notebook and the module it needs beyond the base install (the training extras), if any.
+REQUIRES = {
+    "01_quickstart": None,
+    "02_ppo_selfplay": "sb3_contrib",
+    "03_alphazero": "torch",
+    "04_game_analysis": None,
+}
+MAX_BYTES = 600_000  # outputs are kept small: a few plots at modest resolution, no long logs
+
+
+def test_every_notebook_is_listed():
+    assert sorted(path.stem for path in NOTEBOOKS.glob("*.ipynb")) == sorted(REQUIRES)
+
+
+@pytest.mark.parametrize("name", sorted(REQUIRES))
+def test_notebook_runs_in_quick_mode(name, tmp_path, monkeypatch):
+    if REQUIRES[name]:
+        pytest.importorskip(REQUIRES[name])
+    monkeypatch.setenv("AWALE_QUICK", "1")
+    notebook = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    client = nbclient.NotebookClient(
+        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()  # raises CellExecutionError, with the cell and the traceback, if any cell fails
+    images = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs if "image/png" in o.get("data", {})]
+    assert images, f"{name} drew nothing"
+
+
+@pytest.mark.parametrize("name", sorted(REQUIRES))
+def test_committed_notebook_shows_a_real_run(name):
+    path = NOTEBOOKS / f"{name}.ipynb"
+    notebook = nbformat.read(path, as_version=4)
+    nbformat.validate(notebook)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert all(cell.execution_count for cell in code), f"{name}: run every cell before committing"
+    counts = [cell.execution_count for cell in code]
+    assert counts == list(range(1, len(code) + 1)), f"{name}: run top to bottom in one session"
+    assert not any(o.output_type == "error" for cell in code for o in cell.outputs)
+    assert path.stat().st_size < MAX_BYTES
