@@ -4,6 +4,9 @@ minimax, determinism, round robins, and the ``--game`` option of ``awale play`` 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -195,3 +198,32 @@ def test_cli_bad_game_options_give_one_line_errors(args, message):
     result = runner.invoke(app, args)
     assert result.exit_code == 2, result.output
     assert message in result.output and len(result.output.strip().splitlines()) == 1
+
+
+FALLBACK_SCRIPT = """
+import json
+from agents.alphabeta import AlphaBetaAgent
+from agents.mcts import MCTSAgent
+from awale_env.games import get_game
+out = []
+for name, rules in (("oware", {}), ("oware", {"preset": "openspiel"}), ("hawalis", {"endless_move": "illegal"})):
+    state, mcts = get_game(name).initial(seed=2, **rules), MCTSAgent(simulations=40, seed=3)
+    for _ in range(2):
+        alphabeta = AlphaBetaAgent(depth=3, table_bits=12, seed=2)
+        out.append([alphabeta.act(state), alphabeta.last_search["value"], alphabeta.last_search["nodes"]])
+        state = state.play(mcts.act(state))
+        out.append(sorted(mcts.action_visits().items()))
+print(json.dumps(out))
+"""
+
+
+def test_pure_python_fallback_gives_identical_searches():
+    """The per-game kernels dispatch in Python too: NUMBA_DISABLE_JIT=1 searches exactly as the compiled code."""
+
+    def run(disable: str) -> list:
+        env = {**os.environ, "NUMBA_DISABLE_JIT": disable}
+        command = [sys.executable, "-c", FALLBACK_SCRIPT]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+        return json.loads(done.stdout.splitlines()[-1])
+
+    assert run("1") == run("0")
