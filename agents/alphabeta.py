@@ -116,12 +116,16 @@ def _play_child(seeds, stores, player, ply, max_plies, action, cs, cst, height, 
 def _leaf_parent(seeds, stores, player, ply, max_plies, beta, height, child_seeds, child_stores, actions, counters,
                  env):  # fmt: skip
     """Negamax at depth 1 without recursion or table: each child is scored by :func:`evaluate` or exactly;
-    ``actions``: room for the legal actions."""
+    ``actions``: room for the legal actions. The child is played here rather than by :func:`_play_child`: most
+    nodes are these children, and the call with its arrays costs them reference counting."""
     best = -INFINITY
     for i in range(kn.moves(env, seeds, player, actions)):
         counters[NODES] += 1
-        code = _play_child(seeds, stores, player, ply, max_plies, actions[i], child_seeds, child_stores, height,
-                           env) >> 8  # fmt: skip
+        child_seeds[:] = seeds
+        child_stores[:] = stores
+        gained = kn.move(env, child_seeds, child_stores, player, actions[i])
+        repeated = gained == 0 and kn.repeated(env, child_seeds, 1 - player, height)
+        code = kn.status(env, child_seeds, child_stores, 1 - player, ply + 1, max_plies, gained, repeated)
         if code != kn.ONGOING:
             v = -terminal_value(env, child_seeds, child_stores, code, 1 - player, height + 1)
         else:
