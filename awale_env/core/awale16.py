@@ -203,9 +203,12 @@ def observe(seeds, stores, ply, max_plies, player, out):
     viewer's holes are at even ``k`` for both seats; ``out[32]``, ``out[33]`` = own and opponent's store / 64;
     ``out[34]`` = fraction of ``max_plies`` played (0 without a limit).
     """
-    shift = 2 * player
-    for r in range(NUM_ACTIONS):
-        out[r] = seeds[(r + shift) % NUM_ACTIONS] / SEED_SCALE
+    shift = 2 * player  # two straight loops instead of an index modulo 32: this runs for every game of a batch
+    scale = np.float32(1.0 / SEED_SCALE)  # a power of two: the products are the exact quotients
+    for r in range(NUM_ACTIONS - shift):
+        out[r] = seeds[r + shift] * scale
+    for r in range(NUM_ACTIONS - shift, NUM_ACTIONS):
+        out[r] = seeds[r + shift - NUM_ACTIONS] * scale
     out[NUM_ACTIONS] = stores[player] / TOTAL_SEEDS
     out[NUM_ACTIONS + 1] = stores[1 - player] / TOTAL_SEEDS
     out[NUM_ACTIONS + 2] = 0.0 if max_plies == NO_LIMIT else min(ply / max_plies, 1.0)
