@@ -300,6 +300,31 @@ def _record_oware(env, keys, board, to_move, gained, restart):
     return keys, not ow.key_set_insert(keys, ow.position_key(board, to_move))
 
 
+@njit(cache=True, error_model="numpy")
+def _observe_awale16(env, board, stores, ply, max_plies, player, out):
+    a16.observe(board, stores, ply, max_plies, player, out)
+
+
+@njit(cache=True, error_model="numpy")
+def _observe_oware(env, board, stores, ply, max_plies, player, out):
+    ow.observe(board, stores, ply, max_plies, player, out)
+
+
+@njit(cache=True, error_model="numpy")
+def _observe_hawalis(env, board, stores, ply, max_plies, player, out):
+    hw.observe(board, ply, max_plies, player, out)
+
+
+@njit(cache=True, error_model="numpy")
+def _same_env(env, keys):
+    return env
+
+
+@njit(cache=True, error_model="numpy")
+def _rooted_oware(env, keys):
+    return OwareEnv(env.flags, keys, env.path_keys, env.since)
+
+
 # --- the kernels ------------------------------------------------------------------------------------------------------
 
 
@@ -357,3 +382,16 @@ def record(env, keys, board, to_move, gained, restart):
     """Oware's rule 9 in MCTS, with the repetition set ``keys`` of the simulation: ``restart`` resets it to the
     root's; otherwise the position just reached by a move gaining ``gained`` goes in (a capture clears the set
     first). Returns ``(keys, repeated)``: keep the returned set, which may be a larger copy."""
+
+
+@_per_game(_observe_awale16, _observe_oware, _observe_hawalis)
+def observe(env, board, stores, ply, max_plies, player, out):
+    """Write ``player``'s view of the position into ``out`` (float32[obs_size]): the game's ``observe``, the layout
+    of its ``State.observation_tensor``, for networks evaluating search leaves."""
+
+
+@_per_game(_same_env, _rooted_oware, _same_env)
+def rooted(env, keys):
+    """The env of a search from another root whose Oware repetition keys (sorted) are ``keys``: searches over many
+    positions at once (AlphaZero's batched search) share one env and re-root it per position. The env itself for
+    the other games."""

@@ -7,8 +7,10 @@ Each generation the learner sends the current best network to the self-play work
 candidate network on the replay buffer while they play, then adds their finished games to the buffer. Every
 ``gate_every`` generations the candidate plays the best network and replaces it when it scores at least
 ``gate_threshold``; every ``reference_every`` generations the best network plays fixed reference agents in the
-arena. The number of training steps depends only on the data, never on timing, so a run with one worker (or
-``workers=0``, self-play in the learner's process) is deterministic under its seed.
+arena. ``--game`` picks the game (awale16, the default, oware or hawalis) and with it the network
+(:func:`agents.alphazero.network.build_network`). The number of training steps depends only on the data, never on
+timing, so a run with one worker (or ``workers=0``, self-play in the learner's process) is deterministic under its
+seed.
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ from agents.alphazero.network import (
     AwaleNet,
     CheckpointError,
     NetworkConfig,
+    RingNet,
+    build_network,
+    checkpoint_network_config,
     make_evaluator,
     network_from_checkpoint,
     read_checkpoint,
@@ -46,7 +51,7 @@ from agents.alphazero.network import (
     save_checkpoint,
 )
 from agents.alphazero.selfplay import Samples, SelfPlay, play_match
-from awale_env.core import awale16 as core
+from awale_env.games import DEFAULT_GAME, GAMES, get_game
 
 STATE_FILE = "state.pt"
 BEST_FILE = "best.pt"
@@ -65,6 +70,8 @@ class AlphaZeroConfig:
     """continue the run saved in run_dir"""
     generations: int = 200
     """generations to train (self-play, training, evaluation)"""
+    game: str = DEFAULT_GAME
+    """the game to learn: awale16, oware or hawalis (each with its default rules)"""
     # network
     channels: int = 64
     """convolution channels of the residual trunk"""
@@ -109,7 +116,7 @@ class AlphaZeroConfig:
     value_loss_weight: float = 1.0
     """weight of the value loss against the policy loss"""
     augment: bool = True
-    """train on a random rotation (by 2k holes) of each sample"""
+    """train on a random rotation (by 2k holes) of each sample (awale16; the other games have no board symmetry)"""
     torch_threads: int = 1
     """torch threads of the learner (each worker uses one)"""
     # evaluation
@@ -133,6 +140,8 @@ class AlphaZeroConfig:
     """show a progress bar"""
 
     def __post_init__(self) -> None:
+        if self.game not in GAMES:
+            raise ValueError(f"game must be one of {', '.join(GAMES)}, got {self.game!r}")
         positive = ("generations", "simulations", "games_per_worker", "moves_per_generation", "replay_size",
                     "batch_size", "gate_every", "gate_games", "gate_simulations", "reference_games",
                     "reference_simulations", "torch_threads")  # fmt: skip
@@ -152,9 +161,23 @@ class AlphaZeroConfig:
             raise ValueError("sample_reuse and learning_rate must be positive")
         self.network_config()
         self.search_config()
+        if self.reference_every:
+            self._check_references()
+
+    def _check_references(self) -> None:
+        """Fail now, not at the first reference match (whose errors a run only reports), on a reference agent that
+        cannot be built or does not play the game."""
+        from agents import make  # the registry builds agents lazily: cheap for the usual references
+
+        for spec in self.references:
+            games = getattr(make(spec), "games", None)
+            if games is not None and self.game not in games:
+                raise ValueError(
+                    f"reference {spec!r} plays {', '.join(games)} only, not {self.game!r}: choose references that do"
+                )
 
     def network_config(self) -> NetworkConfig:
-        return NetworkConfig(channels=self.channels, blocks=self.blocks, value_hidden=self.value_hidden)
+        return NetworkConfig(channels=self.channels, blocks=self.blocks, value_hidden=self.value_hidden, game=self.game)
 
     def search_config(self, simulations: int | None = None) -> SearchConfig:
         return SearchConfig(
@@ -174,9 +197,10 @@ class AlphaZeroConfig:
 class ReplayBuffer:
     """The latest ``capacity`` samples in a ring."""
 
-    def __init__(self, capacity: int) -> None:
-        self.obs = np.zeros((capacity, core.OBS_SIZE), np.float32)
-        self.policy = np.zeros((capacity, core.NUM_ACTIONS), np.float32)
+    def __init__(self, capacity: int, game: str = DEFAULT_GAME) -> None:
+        self.game = get_game(game)
+        self.obs = np.zeros((capacity, self.game.obs_size), np.float32)
+        self.policy = np.zeros((capacity, self.game.num_actions), np.float32)
         self.value = np.zeros(capacity, np.float32)
         self.size = 0
         self.next = 0
@@ -196,7 +220,7 @@ class ReplayBuffer:
     def sample(self, rng: np.random.Generator, batch: int, augment: bool) -> tuple[np.ndarray, ...]:
         rows = rng.integers(0, self.size, batch)
         obs, policy = self.obs[rows], self.policy[rows]
-        if augment:
+        if augment and self.game.name == "awale16":  # the rotations of the two-colour board; no other game has any
             obs, policy = rotate_samples(obs, policy, rng.integers(0, NUM_ROTATIONS, batch))
         return obs, policy, self.value[rows]
 
@@ -212,13 +236,13 @@ class ReplayBuffer:
             self.next = int(data["next"]) % len(self.value)
 
 
-def _weights_bytes(net: AwaleNet) -> bytes:
+def _weights_bytes(net: AwaleNet | RingNet) -> bytes:
     buffer = io.BytesIO()
     torch.save(net.state_dict(), buffer)
     return buffer.getvalue()
 
 
-def _load_weights(net: AwaleNet, data: bytes) -> None:
+def _load_weights(net: AwaleNet | RingNet, data: bytes) -> None:
     net.load_state_dict(torch.load(io.BytesIO(data), weights_only=True))
 
 
@@ -229,14 +253,15 @@ def _self_play_games(config: AlphaZeroConfig, worker: int, start_generation: int
         config.temperature_moves,
         config.max_plies,
         seed=config.seed * 1_000_003 + worker * 1009 + start_generation,
+        game=config.game,
     )
 
 
-def _play_generation(games: SelfPlay, net: AwaleNet, moves: int) -> tuple[Samples, dict[str, float]]:
+def _play_generation(games: SelfPlay, net: AwaleNet | RingNet, moves: int) -> tuple[Samples, dict[str, float]]:
     evaluate = make_evaluator(net)
     done_games, done_plies, evaluations = games.games_finished, games.plies_finished, games.search.evaluations
     start = time.perf_counter()
-    samples = Samples.concatenate([games.step(evaluate) for _ in range(moves)])
+    samples = Samples.concatenate([games.step(evaluate) for _ in range(moves)], games.game)
     stats = {
         "seconds": time.perf_counter() - start,
         "games": games.games_finished - done_games,
@@ -252,7 +277,7 @@ def _worker_main(worker: int, config: dict[str, Any], start_generation: int, job
     try:
         torch.set_num_threads(1)
         cfg = AlphaZeroConfig(**{**config, "references": tuple(config["references"])})
-        net = AwaleNet(cfg.network_config())
+        net = build_network(cfg.network_config())
         games = _self_play_games(cfg, worker, start_generation)
         while (job := jobs.get()) is not None:
             _load_weights(net, job)
@@ -267,7 +292,7 @@ class SelfPlayPool:
     def __init__(self, config: AlphaZeroConfig, start_generation: int) -> None:
         self.config = config
         self.local = _self_play_games(config, 0, start_generation) if config.workers == 0 else None
-        self.local_net = AwaleNet(config.network_config()) if config.workers == 0 else None
+        self.local_net = build_network(config.network_config()) if config.workers == 0 else None
         context = mp.get_context("spawn")
         self.jobs = [context.Queue() for _ in range(config.workers)]
         self.results = context.Queue()
@@ -283,7 +308,7 @@ class SelfPlayPool:
             process.start()
         self.pending: bytes | None = None
 
-    def start(self, net: AwaleNet) -> None:
+    def start(self, net: AwaleNet | RingNet) -> None:
         """Start a generation of self-play with ``net``'s current weights."""
         weights = _weights_bytes(net)
         if self.local is not None:
@@ -312,7 +337,7 @@ class SelfPlayPool:
         ordered = [parts[w] for w in sorted(parts)]
         total = {key: sum(s[key] for _, s in ordered) for key in ordered[0][1]}
         total["seconds"] = max(s["seconds"] for _, s in ordered)
-        return Samples.concatenate([samples for samples, _ in ordered]), total
+        return Samples.concatenate([samples for samples, _ in ordered], self.config.game), total
 
     def close(self) -> None:
         for jobs in self.jobs:
@@ -324,8 +349,8 @@ class SelfPlayPool:
 
 
 def train_steps(
-    net: AwaleNet, optimizer: torch.optim.Optimizer, buffer: ReplayBuffer, config: AlphaZeroConfig, steps: int,
-    rng: np.random.Generator,
+    net: AwaleNet | RingNet, optimizer: torch.optim.Optimizer, buffer: ReplayBuffer, config: AlphaZeroConfig,
+    steps: int, rng: np.random.Generator,
 ) -> dict[str, float]:  # fmt: skip
     """``steps`` AdamW steps on cross-entropy to the search policies plus squared error to the outcomes."""
     net.train()
@@ -354,6 +379,7 @@ def gate_candidate(run: Run, generation: int) -> float:
         config.search_config(config.gate_simulations),
         config.max_plies,
         seed=config.seed * 7919 + generation,
+        game=config.game,
     )
     score = (wins + 0.5 * draws) / config.gate_games
     if score >= config.gate_threshold:
@@ -370,7 +396,9 @@ def reference_scores(best_path: Path, config: AlphaZeroConfig, seed: int) -> dic
     spec = f"alphazero:path={best_path},simulations={config.reference_simulations}"
     scores = {}
     for reference in config.references:
-        result = arena.play_match(spec, reference, games=config.reference_games, seed=seed, progress=False)
+        result = arena.play_match(
+            spec, reference, games=config.reference_games, seed=seed, progress=False, game=config.game
+        )
         scores[reference] = next(s.score for s in result.standings if s.agent == spec)
     return scores
 
@@ -383,12 +411,12 @@ class Run:
         self.dir = Path(config.run_dir)
         torch.manual_seed(config.seed)
         torch.set_num_threads(config.torch_threads)
-        self.candidate = AwaleNet(config.network_config())
+        self.candidate = build_network(config.network_config())
         self.best = copy.deepcopy(self.candidate).eval()
         self.optimizer = torch.optim.AdamW(
             self.candidate.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
         )
-        self.buffer = ReplayBuffer(config.replay_size)
+        self.buffer = ReplayBuffer(config.replay_size, config.game)
         self.rng = np.random.default_rng(config.seed)
         self.generation = 0
         self.totals = {"games": 0, "samples": 0, "steps": 0, "promotions": 0}
@@ -404,9 +432,9 @@ class Run:
     def _resume(self) -> None:
         path = self.dir / STATE_FILE
         payload = read_checkpoint(path)
-        if payload.get("network") != self.config.network_config().to_dict():
+        if checkpoint_network_config(payload) != self.config.network_config().to_dict():
             raise CheckpointError(
-                f"{str(path)!r} holds a network {payload.get('network')}, not the configured "
+                f"{str(path)!r} holds a network {checkpoint_network_config(payload)}, not the configured "
                 f"{self.config.network_config().to_dict()}: resume with the same network options"
             )
         self.candidate.load_state_dict(network_from_checkpoint(payload, source=repr(str(path))).state_dict())

@@ -5,18 +5,18 @@ from __future__ import annotations
 import time as clock
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 
 from agents.alphazero.mcts import BatchedSearch, SearchConfig
-from agents.alphazero.network import AwaleNet, load_network, make_evaluator
+from agents.alphazero.network import AwaleNet, RingNet, load_network, make_evaluator
 from agents.base import check_positive, check_seed
-from awale_env.core import awale16 as core
 from awale_env.games import game_of
-from awale_env.rules import State
 
-GAMES = ("awale16",)
+#: The games a network is shipped for (``alphazero:pretrained``); train one for the others (docs/alphazero.md).
+PRETRAINED_GAMES = ("awale16",)
 
 DEFAULT_SIMULATIONS = 800
 DEFAULT_LEAVES = 8
@@ -31,7 +31,8 @@ def pretrained_path() -> Path:
 class AlphaZeroAgent:
     """Plays the most visited move of a PUCT search guided by a network (no noise, so it is deterministic).
 
-    The network comes from ``net``, a checkpoint ``path``, or the shipped one (``pretrained``, the default).
+    The network comes from ``net``, a checkpoint ``path``, or the shipped one (``pretrained``, the default), and
+    plays the one game it was trained for (:attr:`games`; the shipped one plays the two-colour game).
     ``simulations`` bounds the search (default 800); ``time`` (seconds per move) stops it when the time is up
     (with both, whichever comes first). ``leaves`` leaves are evaluated per network call, spread by virtual loss:
     a small batch costs the network little more than one position. Small batches run fastest on one thread, so
@@ -47,7 +48,7 @@ class AlphaZeroAgent:
         c_puct: float = SearchConfig.c_puct,
         leaves: int = DEFAULT_LEAVES,
         seed: int | None = None,
-        net: AwaleNet | None = None,
+        net: AwaleNet | RingNet | None = None,
         threads: int | None = 1,
     ) -> None:
         check_positive("simulations", simulations)
@@ -66,12 +67,13 @@ class AlphaZeroAgent:
         self.time = time
         self.net = net.eval()
         self.evaluate = make_evaluator(self.net)
-        self.search = BatchedSearch(1, self.config, leaves_per_game=leaves)
-        self.name = "alphazero" + (f":path={path}" if path else ":pretrained" if net is None or pretrained else "")
+        self.search = BatchedSearch(1, self.config, leaves_per_game=leaves, game=self.net.config.game)
+        self.pretrained = path is None and (net is None or pretrained)
+        self.name = "alphazero" + (f":path={path}" if path else ":pretrained" if self.pretrained else "")
         self.last_simulations = 0
         self.last_value = 0.0
-        #: The games this agent can play (the arena checks it before a tournament).
-        self.games = GAMES
+        #: The games this agent can play: its network's (the arena checks it before a tournament).
+        self.games = (self.net.config.game,)
 
     @classmethod
     def load(cls, path: str | Path = "pretrained", **kwargs) -> AlphaZeroAgent:
@@ -81,30 +83,33 @@ class AlphaZeroAgent:
     def reset(self, seed: int | None = None) -> None:
         """Nothing to forget: the tree is rebuilt at every move and the search has no randomness."""
 
-    def policy(self, state: State) -> np.ndarray:
-        """Visit counts of the search from ``state`` per action (32,)."""
-        if not isinstance(state, State):  # the network and its compiled search know the two-colour game only
-            game = game_of(state).name
-            raise ValueError(f"the alphazero agent plays {', '.join(GAMES)} only, not {game!r}")
+    def _check_game(self, state: Any) -> None:
+        """A network sees one game's observations: refuse another game's State, saying what to do instead."""
+        game = game_of(state).name
+        if game in self.games:
+            return
+        if self.pretrained:
+            shipped = ", ".join(PRETRAINED_GAMES)
+            raise ValueError(
+                f"no AlphaZero network is shipped for {game!r} (alphazero:pretrained plays {shipped} only): train "
+                f"one with `python -m training.alphazero --game {game}` and play it with "
+                "alphazero:path=<run_dir>/best.pt"
+            )
+        raise ValueError(f"this alphazero agent's network plays {self.games[0]} only, not {game!r}")
+
+    def policy(self, state: Any) -> np.ndarray:
+        """Visit counts of the search from ``state`` (a State of the network's game) per action (num_actions,)."""
+        self._check_game(state)
         if state.is_terminal:
             raise ValueError("the game is over: there is no move to choose")
         deadline = None if self.time is None else clock.perf_counter() + self.time
         evaluations = self.search.evaluations
-        counts, values = self.search.run(
-            np.array(state.seeds, dtype=core.SEED_DTYPE)[None],
-            np.array(state.stores, dtype=core.STORE_DTYPE)[None],
-            np.array([state.to_move], dtype=np.int64),
-            np.array([state.ply], dtype=np.int64),
-            np.array([state.max_plies or core.NO_LIMIT], dtype=np.int64),
-            np.ones(1, dtype=np.bool_),
-            self.evaluate,
-            deadline=deadline,
-        )
+        counts, values = self.search.run_states([state], self.evaluate, deadline=deadline)
         self.last_simulations = self.search.evaluations - evaluations
         self.last_value = float(values[0])
         return counts[0]
 
-    def act(self, state: State) -> int:
+    def act(self, state: Any) -> int:
         counts = self.policy(state)
         if counts.sum() == 0:  # the deadline came before any child was visited: follow the prior
             legal = state.legal_actions()

@@ -2,10 +2,13 @@
 
 The trees live in flat arrays (one row per game: children, visits, value sums, priors, moves) and two compiled
 passes do all the tree work: :func:`select_leaves` walks every game's tree from its root to a leaf, replaying the
-moves on a scratch copy of the root position with the core kernels, and writes the leaf's observation and legal
-mask; the caller evaluates all pending leaves in one network call; :func:`expand_and_backup` turns the network's
-logits into priors, adds the children and backs the value up, negating it at every ply because the players
-alternate. Terminal positions get their exact value (+1 / -1 / 0 from the stores) and never reach the network;
+moves on a scratch copy of the root position, and writes the leaf's observation and legal mask; the caller
+evaluates all pending leaves in one network call; :func:`expand_and_backup` turns the network's logits into
+priors, adds the children and backs the value up, negating it at every ply because the players alternate. One
+search serves every game: moves, end checks, winners and observations go through the per-game kernels of
+:mod:`agents.kernels` (compiled once per game), and Oware's repetition rule is followed exactly, each descent
+starting from its root's repetition set. Terminal positions get their exact value (+1 / -1 / 0 from the game's
+winner) and never reach the network;
 a game keeps selecting until it reaches a leaf that needs the network or its simulations are done. A game may also
 send ``leaves_per_game`` leaves per network call, kept apart by a virtual loss, which is how a single game (the
 agent) fills a batch.
@@ -17,17 +20,17 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numba import njit
 
-from awale_env.core import awale16 as core
+from agents import kernels as kn
+from awale_env.core import oware as ow
+from awale_env.games import DEFAULT_GAME, get_game
 
-NUM_ACTIONS = core.NUM_ACTIONS
-OBS_SIZE = core.OBS_SIZE
-MAX_CHILDREN = core.NUM_HOLES  # at most 8 own holes x 2 colours are legal
-
-# An evaluator maps observations (n, 35) float32 to (relative policy logits (n, 32), values (n,)) in numpy.
+# An evaluator maps observations (n, obs_size) float32 to (relative policy logits (n, num_actions), values (n,)) in
+# numpy; "relative": action r of the player to move is the game's action (r + action_shift(player)) % num_actions.
 Evaluator = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
@@ -55,18 +58,6 @@ class SearchConfig:
             raise ValueError(f"dirichlet_alpha must be positive, got {self.dirichlet_alpha!r}")
         if not 0 <= self.noise_fraction <= 1:
             raise ValueError(f"noise_fraction must be in [0, 1], got {self.noise_fraction!r}")
-
-
-@njit(cache=True)
-def _terminal_value(stores, player):
-    """+1 / -1 / 0 for ``player`` at the end of a game."""
-    own = int(stores[player])
-    other = int(stores[1 - player])
-    if own > other:
-        return 1.0
-    if own < other:
-        return -1.0
-    return 0.0
 
 
 @njit(cache=True)
@@ -105,8 +96,21 @@ def _undo_virtual_loss(visits, value_sum, path, length):
 
 
 @njit(cache=True)
+def _leaf_value(env, board, stores, code, player):
+    """+1 / -1 / 0 for ``player`` (to move) at the end of a game (status ``code``)."""
+    won = kn.winner(env, board, stores, code, player)
+    if won == kn.DRAW:
+        return 0.0
+    return 1.0 if won == player else -1.0
+
+
+@njit(cache=True)
 def select_leaves(
-    root_seeds,
+    env,
+    root_keys,
+    root_key_count,
+    work_keys,
+    root_board,
     root_stores,
     root_player,
     root_ply,
@@ -133,25 +137,30 @@ def select_leaves(
     """For every active game, descend from the root by PUCT to up to ``leaves_per_game`` leaves the network must
     evaluate (row ``g * leaves_per_game + k`` of the leaf arrays).
 
+    ``env``: the game (:mod:`agents.kernels`), re-rooted per game on its Oware repetition keys
+    ``root_keys[g, :root_key_count[g]]``; ``work_keys``: an Oware key set with room for a root's keys and a descent.
     Each pending leaf's path carries a virtual loss (a visit and a lost game) so that the next descent of the same
     game looks elsewhere; a descent that still ends on a pending leaf ends the game's collection for this pass.
     Terminal leaves are backed up at once with their exact value and the game descends again, so on return each
     game has pending leaves or has finished its simulations. Returns the number of pending leaves.
     """
-    seeds = np.empty(NUM_ACTIONS, dtype=root_seeds.dtype)
+    board = np.empty(root_board.shape[1], dtype=root_board.dtype)
     stores = np.empty(2, dtype=root_stores.dtype)
     pending = 0
-    for g in range(root_seeds.shape[0]):
+    for g in range(root_board.shape[0]):
         row = g * leaves_per_game
         for k in range(leaves_per_game):
             leaf_node[row + k] = -1
         if not active[g]:
             continue
+        genv = kn.rooted(env, root_keys[g, : root_key_count[g]])
         while visits[g, 0] <= simulations and row < (g + 1) * leaves_per_game:
-            seeds[:] = root_seeds[g]
+            board[:] = root_board[g]
             stores[:] = root_stores[g]
             player = root_player[g]
             ply = root_ply[g]
+            keys, repeated = kn.record(genv, work_keys, board, player, 0, True)
+            gained = 0
             node = 0
             length = 1
             path[row, 0] = 0
@@ -160,19 +169,21 @@ def select_leaves(
                     child_first[g, node], child_count[g, node], visits[g], value_sum[g], prior[g], node, c_puct,
                     fpu_reduction,
                 )  # fmt: skip
-                core.apply_action(seeds, stores, player, move[g, node])
+                gained = kn.move(genv, board, stores, player, int(move[g, node]))
                 player = 1 - player
                 ply += 1
+                keys, repeated = kn.record(genv, keys, board, player, gained, False)  # Oware's rule 9
                 path[row, length] = node
                 length += 1
-            if terminal[g, node] == 0:
-                status = core.end_status(core.board_total(seeds), int(stores[0]), int(stores[1]), ply, max_plies[g])
-                terminal[g, node] = 1 if status != core.ONGOING else -1
-            if terminal[g, node] == 1:
-                _backup(visits[g], value_sum[g], path[row], length, _terminal_value(stores, player))
-                continue
             if terminal[g, node] == 2:  # already waiting for the network
                 break
+            code = kn.ONGOING  # a root is live: the caller searches live positions only
+            if node != 0:  # the end check runs at every visit: it also settles a finished Oware board
+                code = kn.status(genv, board, stores, player, ply, max_plies[g], gained, repeated)
+            if code != kn.ONGOING:
+                terminal[g, node] = 1
+                _backup(visits[g], value_sum[g], path[row], length, _leaf_value(genv, board, stores, code, player))
+                continue
             terminal[g, node] = 2
             for i in range(length):  # virtual loss
                 visits[g, path[row, i]] += 1
@@ -180,8 +191,10 @@ def select_leaves(
             path_length[row] = length
             leaf_node[row] = node
             leaf_player[row] = player
-            core.observe(seeds, stores, ply, max_plies[g], player, obs[row])
-            core.legal_mask(seeds, player, legal[row])
+            kn.observe(genv, board, stores, ply, max_plies[g], player, obs[row])
+            bits = kn.legal(genv, board, player)
+            for a in range(legal.shape[1]):
+                legal[row, a] = (bits >> a) & 1
             pending += 1
             row += 1
     return pending
@@ -192,6 +205,7 @@ def expand_and_backup(
     leaves_per_game,
     leaf_node,
     leaf_player,
+    action_shift,
     logits,
     values,
     noise,
@@ -209,25 +223,26 @@ def expand_and_backup(
     path_length,
 ):
     """Expand every pending leaf with the softmax of its legal logits (``logits`` are per *relative* action of the
-    player to move; at a root, mixed with ``noise[g]`` when ``noise_fraction`` > 0), remove its virtual loss and
-    back up its value."""
+    player to move, ``(a - action_shift * player) % num_actions`` for the game's action ``a``; at a root, mixed with
+    ``noise[g]`` when ``noise_fraction`` > 0), remove its virtual loss and back up its value."""
+    num_actions = legal.shape[1]
     for row in range(leaf_node.shape[0]):
         node = leaf_node[row]
         if node < 0:
             continue
         g = row // leaves_per_game
-        player = leaf_player[row]
+        shift = action_shift * leaf_player[row]
         first = num_nodes[g]
         top = -1e30
-        for a in range(NUM_ACTIONS):
+        for a in range(num_actions):
             if legal[row, a]:
-                top = max(top, logits[row, core.relative_action(a, player)])
+                top = max(top, logits[row, (a - shift) % num_actions])
         total = 0.0
         count = 0
-        for a in range(NUM_ACTIONS):
+        for a in range(num_actions):
             if legal[row, a]:
                 child = first + count
-                p = math.exp(logits[row, core.relative_action(a, player)] - top)
+                p = math.exp(logits[row, (a - shift) % num_actions] - top)
                 prior[g, child] = p
                 total += p
                 move[g, child] = a
@@ -262,18 +277,33 @@ def root_visit_counts(child_first, child_count, visits, value_sum, move, counts,
         root_values[g] = -value_sum[g, 0] / visits[g, 0] if visits[g, 0] > 0 else 0.0
 
 
-class BatchedSearch:
-    """PUCT search over up to ``num_games`` positions at once; the trees are rebuilt at every call of :meth:`run`."""
+def _search_env(game: str, flags: int, scratch: np.ndarray) -> Any:
+    """The kernels' env of ``game`` with rule flags ``flags``, to be re-rooted per position (:func:`kn.rooted`)."""
+    env_type = kn.KERNELS[game].env_type
+    if env_type is kn.OwareEnv:
+        none = np.zeros(0, dtype=np.int64)
+        return kn.OwareEnv(flags, none, none, none)
+    return kn.HawalisEnv(flags, scratch) if env_type is kn.HawalisEnv else kn.Awale16Env(flags)
 
-    def __init__(self, num_games: int, config: SearchConfig, leaves_per_game: int = 1) -> None:
+
+class BatchedSearch:
+    """PUCT search over up to ``num_games`` positions of ``game`` at once; the trees are rebuilt at every call of
+    :meth:`run`."""
+
+    def __init__(
+        self, num_games: int, config: SearchConfig, leaves_per_game: int = 1, game: str = DEFAULT_GAME
+    ) -> None:
         if num_games < 1 or leaves_per_game < 1:
             raise ValueError(f"num_games and leaves_per_game must be positive, got {num_games}, {leaves_per_game}")
+        self.game = get_game(game)
+        self.kernels = kn.KERNELS[self.game.name]
         self.config = config
         self.num_games = num_games
         self.leaves_per_game = leaves_per_game
         self.capacity = config.simulations
         rows = num_games * leaves_per_game
-        nodes = 1 + (self.capacity + 1) * MAX_CHILDREN
+        actions = self.game.num_actions
+        nodes = 1 + (self.capacity + 1) * self.kernels.max_moves
         self.child_first = np.full((num_games, nodes), -1, dtype=np.int32)
         self.child_count = np.zeros((num_games, nodes), dtype=np.int32)
         self.visits = np.zeros((num_games, nodes), dtype=np.int32)
@@ -286,16 +316,17 @@ class BatchedSearch:
         self.path_length = np.zeros(rows, dtype=np.int32)
         self.leaf_node = np.full(rows, -1, dtype=np.int32)
         self.leaf_player = np.zeros(rows, dtype=np.int64)
-        self.obs = np.zeros((rows, OBS_SIZE), dtype=np.float32)
-        self.legal = np.zeros((rows, NUM_ACTIONS), dtype=np.bool_)
-        self.logits = np.zeros((rows, NUM_ACTIONS), dtype=np.float32)
+        self.obs = np.zeros((rows, self.game.obs_size), dtype=np.float32)
+        self.legal = np.zeros((rows, actions), dtype=np.bool_)
+        self.logits = np.zeros((rows, actions), dtype=np.float32)
         self.values = np.zeros(rows, dtype=np.float32)
-        self.noise = np.zeros((num_games, NUM_ACTIONS), dtype=np.float32)
+        self.noise = np.zeros((num_games, actions), dtype=np.float32)
+        self.scratch = kn.new_scratch()
         self.evaluations = 0
 
     def run(
         self,
-        seeds: np.ndarray,
+        boards: np.ndarray,
         stores: np.ndarray,
         players: np.ndarray,
         plies: np.ndarray,
@@ -305,20 +336,40 @@ class BatchedSearch:
         noise_rngs: Sequence[np.random.Generator] | None = None,
         simulations: int | None = None,
         deadline: float | None = None,
+        flags: int = 0,
+        root_keys: Sequence[np.ndarray] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Search the live positions ``g`` with ``active[g]``; return (visit counts per absolute action (G, 32),
+        """Search the live positions ``g`` with ``active[g]``; return (visit counts per action (G, num_actions),
         root values for the player to move (G,)).
 
-        ``noise_rngs`` (one generator per game) turns on the root's Dirichlet noise. ``deadline`` (a
-        ``time.perf_counter()`` value) stops the search early, after at least the root's evaluation.
+        A position is its row of ``boards`` (the game core's layout, as :func:`agents.kernels.root_of` gives it),
+        ``stores``, ``players``, ``plies`` and ``max_plies`` (0: no limit); ``flags`` are the rule flags all the
+        positions share (Oware's ``rules.code``, Hawalis's ``rules.endless_code``) and ``root_keys`` each Oware
+        position's repetition keys (``State.repetition_keys``; none: empty sets). ``noise_rngs`` (one generator
+        per game) turns on the root's Dirichlet noise. ``deadline`` (a ``time.perf_counter()`` value) stops the
+        search early, after at least the root's evaluation.
         """
         simulations = self.config.simulations if simulations is None else simulations
         if not 1 <= simulations <= self.capacity:
             raise ValueError(f"simulations must be in 1-{self.capacity} for this search, got {simulations}")
         games = self.num_games
-        if seeds.shape != (games, NUM_ACTIONS):
-            raise ValueError(f"this search holds {games} games: seeds must have shape ({games}, {NUM_ACTIONS})")
+        shape = (games, self.kernels.board_size)
+        if boards.shape != shape:
+            raise ValueError(f"this search holds {games} {self.game.name} games: boards must have shape {shape}")
         active = np.asarray(active, dtype=np.bool_)
+        key_count = np.zeros(games, dtype=np.int64)
+        if root_keys is not None:
+            key_count[:] = [len(keys) for keys in root_keys]
+        keys = np.zeros((games, max(1, int(key_count.max()))), dtype=np.int64)
+        for g in np.flatnonzero(key_count):
+            keys[g, : key_count[g]] = root_keys[g]
+        work_keys = np.zeros(1, dtype=np.int64)
+        if self.kernels.env_type is kn.OwareEnv:
+            capacity = 16
+            while capacity < 2 * (keys.shape[1] + simulations + 2):
+                capacity *= 2
+            work_keys = ow.key_set_new(capacity)
+        env = _search_env(self.game.name, flags, self.scratch)
         self.child_first[:, 0] = -1
         self.visits[:, 0] = 0
         self.value_sum[:, 0] = 0.0
@@ -326,11 +377,12 @@ class BatchedSearch:
         self.num_nodes[:] = 1
         noise_fraction = self.config.noise_fraction if noise_rngs is not None else 0.0
         trees = (self.child_first, self.child_count, self.visits, self.value_sum, self.prior, self.move, self.terminal)
+        shift = self.game.action_shift(1)
         while True:
             pending = select_leaves(
-                seeds, stores, players, plies, max_plies, active, simulations, self.leaves_per_game, self.config.c_puct,
-                self.config.fpu_reduction, *trees, self.path, self.path_length, self.leaf_node, self.leaf_player,
-                self.obs, self.legal,
+                env, keys, key_count, work_keys, boards, stores, players, plies, max_plies, active, simulations,
+                self.leaves_per_game, self.config.c_puct, self.config.fpu_reduction, *trees, self.path,
+                self.path_length, self.leaf_node, self.leaf_player, self.obs, self.legal,
             )  # fmt: skip
             if pending == 0:
                 break
@@ -345,18 +397,61 @@ class BatchedSearch:
                     legal = np.flatnonzero(self.legal[row])
                     self.noise[g, legal] = noise_rngs[g].dirichlet(np.full(len(legal), self.config.dirichlet_alpha))
             expand_and_backup(
-                self.leaves_per_game, self.leaf_node, self.leaf_player, self.logits, self.values, self.noise,
+                self.leaves_per_game, self.leaf_node, self.leaf_player, shift, self.logits, self.values, self.noise,
                 noise_fraction, self.legal, *trees, self.num_nodes, self.path, self.path_length,
             )  # fmt: skip
             if deadline is not None and time.perf_counter() >= deadline:
                 break
-        counts = np.zeros((games, NUM_ACTIONS), dtype=np.int32)
+        counts = np.zeros((games, self.game.num_actions), dtype=np.int32)
         root_values = np.zeros(games, dtype=np.float32)
         root_visit_counts(self.child_first, self.child_count, self.visits, self.value_sum, self.move, counts,
                           root_values)  # fmt: skip
         return counts, root_values
 
+    def run_states(
+        self,
+        states: Sequence[Any],
+        evaluate: Evaluator,
+        active: np.ndarray | None = None,
+        noise_rngs: Sequence[np.random.Generator] | None = None,
+        simulations: int | None = None,
+        deadline: float | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`run` on ``num_games`` States of this search's game (by default every live one is searched), which
+        must share their rule flags."""
+        roots = [kn.root_of(state) for state in states]
+        if len(roots) != self.num_games or any(r.kernels is not self.kernels for r in roots):
+            raise ValueError(f"this search takes {self.num_games} {self.game.name} States")
+        if len({r.flags for r in roots}) > 1:
+            raise ValueError("the positions of one search must share their rules")
+        if active is None:
+            active = np.array([not state.is_terminal for state in states], dtype=np.bool_)
+        return self.run(
+            np.stack([r.board for r in roots]),
+            np.stack([r.stores for r in roots]),
+            np.array([r.player for r in roots], dtype=np.int64),
+            np.array([r.ply for r in roots], dtype=np.int64),
+            np.array([r.max_plies for r in roots], dtype=np.int64),
+            active,
+            evaluate,
+            noise_rngs=noise_rngs,
+            simulations=simulations,
+            deadline=deadline,
+            flags=roots[0].flags,
+            root_keys=[r.keys for r in roots],
+        )
 
-def uniform_evaluator(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Equal priors and a value of 0 everywhere: plain PUCT search that learns only from terminal positions."""
-    return np.zeros((len(obs), NUM_ACTIONS), dtype=np.float32), np.zeros(len(obs), dtype=np.float32)
+
+def uniform(game: str = DEFAULT_GAME) -> Evaluator:
+    """An evaluator of equal priors and a value of 0 everywhere for ``game``: plain PUCT search that learns only
+    from terminal positions."""
+    num_actions = get_game(game).num_actions
+
+    def evaluate(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.zeros((len(obs), num_actions), dtype=np.float32), np.zeros(len(obs), dtype=np.float32)
+
+    return evaluate
+
+
+#: :func:`uniform` for the two-colour game.
+uniform_evaluator = uniform()

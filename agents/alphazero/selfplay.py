@@ -7,35 +7,44 @@ a finished game is replaced by a new one at once, so the batch stays full.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from agents.alphazero.mcts import BatchedSearch, Evaluator, SearchConfig
-from awale_env.core import awale16 as core
+from awale_env.games import DEFAULT_GAME, Game, get_game
 
-NUM_ACTIONS = core.NUM_ACTIONS
-OBS_SIZE = core.OBS_SIZE
-# ABSOLUTE_OF_RELATIVE[player][r]: the absolute action of relative action r for that player.
-ABSOLUTE_OF_RELATIVE = np.array([[core.absolute_action(r, p) for r in range(NUM_ACTIONS)] for p in (0, 1)])
+
+def absolute_of_relative(game: str | Game) -> np.ndarray:
+    """``table[player][r]``: the game's action of relative action ``r`` (the networks' numbering) for that player."""
+    game = get_game(game)
+    relative = np.arange(game.num_actions)
+    return np.array([(relative + game.action_shift(p)) % game.num_actions for p in (0, 1)])
+
+
+ABSOLUTE_OF_RELATIVE = absolute_of_relative(DEFAULT_GAME)  # the two-colour game's table
 
 
 @dataclass
 class Samples:
-    """Training samples: observations (n, 35), search policies over relative actions (n, 32), outcomes (n,) for the
-    player to move (+1 win, -1 loss, 0 draw)."""
+    """Training samples: observations (n, obs_size), search policies over relative actions (n, num_actions),
+    outcomes (n,) for the player to move (+1 win, -1 loss, 0 draw)."""
 
     obs: np.ndarray
     policy: np.ndarray
     value: np.ndarray
 
     @classmethod
-    def empty(cls) -> Samples:
-        return cls(np.zeros((0, OBS_SIZE), np.float32), np.zeros((0, NUM_ACTIONS), np.float32), np.zeros(0, np.float32))
+    def empty(cls, game: str | Game = DEFAULT_GAME) -> Samples:
+        game = get_game(game)
+        obs, policy = np.zeros((0, game.obs_size), np.float32), np.zeros((0, game.num_actions), np.float32)
+        return cls(obs, policy, np.zeros(0, np.float32))
 
     @classmethod
-    def concatenate(cls, parts: list[Samples]) -> Samples:
+    def concatenate(cls, parts: list[Samples], game: str | Game = DEFAULT_GAME) -> Samples:
+        """The samples of ``parts`` in order (``game`` sizes the empty result of no parts)."""
         if not parts:
-            return cls.empty()
+            return cls.empty(game)
         return cls(
             np.concatenate([p.obs for p in parts]),
             np.concatenate([p.policy for p in parts]),
@@ -47,64 +56,64 @@ class Samples:
 
 
 class Boards:
-    """``count`` positions as stacked arrays, the layout :class:`BatchedSearch` reads."""
+    """``count`` positions of one game (States), started by ``game.initial(max_plies=..., **options)``; slot ``g``'s
+    ``n``-th game draws whatever its rules leave to chance (Oware's first player) from the seed ``(seed, g, n)``."""
 
-    def __init__(self, count: int, max_plies: int) -> None:
-        self.seeds = np.tile(core.initial_seeds(), (count, 1))
-        self.stores = np.zeros((count, 2), dtype=core.STORE_DTYPE)
-        self.players = np.zeros(count, dtype=np.int64)
-        self.plies = np.zeros(count, dtype=np.int64)
-        self.max_plies = np.full(count, max_plies, dtype=np.int64)
+    def __init__(self, count: int, game: Game, max_plies: int, options: dict[str, Any], seed: int) -> None:
+        self.game = game
+        self.max_plies = max_plies
+        self.options = options
+        self.seed = seed
+        self.started = [0] * count
+        self.states = [self._initial(g) for g in range(count)]
+
+    def _initial(self, g: int) -> Any:
+        draw = int(np.random.default_rng([self.seed, g, self.started[g]]).integers(1 << 62))
+        self.started[g] += 1
+        return self.game.initial(max_plies=self.max_plies, seed=draw, **self.options)
 
     def reset(self, g: int) -> None:
-        self.seeds[g] = core.initial_seeds()
-        self.stores[g] = 0
-        self.players[g] = 0
-        self.plies[g] = 0
+        """Start a new game in slot ``g``."""
+        self.states[g] = self._initial(g)
 
     def play(self, g: int, action: int) -> bool:
         """Play ``action`` in slot ``g``; True when the game is over."""
-        core.apply_action(self.seeds[g], self.stores[g], int(self.players[g]), action)
-        self.players[g] = 1 - self.players[g]
-        self.plies[g] += 1
-        status = core.end_status(
-            core.board_total(self.seeds[g]),
-            int(self.stores[g, 0]),
-            int(self.stores[g, 1]),
-            int(self.plies[g]),
-            int(self.max_plies[g]),
-        )
-        return status != core.ONGOING
+        self.states[g] = self.states[g].play(action)
+        return self.states[g].is_terminal
 
     def outcome(self, g: int) -> int:
         """Winner of the finished game in slot ``g``: 0, 1, or -1 for a draw."""
-        s0, s1 = int(self.stores[g, 0]), int(self.stores[g, 1])
-        return -1 if s0 == s1 else (0 if s0 > s1 else 1)
-
-    def observation(self, g: int) -> np.ndarray:
-        out = np.empty(OBS_SIZE, dtype=np.float32)
-        core.observe(
-            self.seeds[g], self.stores[g], int(self.plies[g]), int(self.max_plies[g]), int(self.players[g]), out
-        )
-        return out
+        winner = self.states[g].winner
+        return -1 if winner is None else winner
 
     def random_move(self, g: int, rng: np.random.Generator) -> bool:
-        mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
-        core.legal_mask(self.seeds[g], int(self.players[g]), mask)
-        return self.play(g, int(rng.choice(np.flatnonzero(mask))))
+        """Play a uniformly random legal move in slot ``g`` (match openings); True when the game is over."""
+        return self.play(g, int(rng.choice(self.states[g].legal_actions())))
 
 
 class SelfPlay:
-    """``games`` self-play games side by side; :meth:`step` plays one move in each and returns finished games' samples.
+    """``games`` self-play games of ``game`` (with rule ``options``) side by side; :meth:`step` plays one move in each
+    and returns finished games' samples.
 
     Moves are drawn in proportion to the visit counts for the first ``temperature_moves`` plies (temperature 1),
     then the most visited move is played; the root gets Dirichlet noise throughout. Game slot ``g`` draws all its
     random numbers from its own generator seeded by ``(seed, g)``.
     """
 
-    def __init__(self, games: int, search: SearchConfig, temperature_moves: int, max_plies: int, seed: int) -> None:
-        self.search = BatchedSearch(games, search)
-        self.boards = Boards(games, max_plies)
+    def __init__(
+        self,
+        games: int,
+        search: SearchConfig,
+        temperature_moves: int,
+        max_plies: int,
+        seed: int,
+        game: str | Game = DEFAULT_GAME,
+        options: dict[str, Any] | None = None,
+    ) -> None:
+        self.game = get_game(game)
+        self.search = BatchedSearch(games, search, game=self.game.name)
+        self.boards = Boards(games, self.game, max_plies, options or {}, seed)
+        self.absolute = absolute_of_relative(self.game)
         self.rngs = [np.random.default_rng([seed, g]) for g in range(games)]
         self.temperature_moves = temperature_moves
         self.active = np.ones(games, dtype=np.bool_)
@@ -115,22 +124,21 @@ class SelfPlay:
 
     def step(self, evaluate: Evaluator) -> Samples:
         b = self.boards
-        counts, _ = self.search.run(
-            b.seeds, b.stores, b.players, b.plies, b.max_plies, self.active, evaluate, noise_rngs=self.rngs
-        )
+        counts, _ = self.search.run_states(b.states, evaluate, self.active, noise_rngs=self.rngs)
         finished = []
         for g in range(len(self.rngs)):
-            player = int(b.players[g])
+            state = b.states[g]
+            player = state.to_move
             visits = counts[g].astype(np.float64)
-            policy = visits[ABSOLUTE_OF_RELATIVE[player]] / visits.sum()
-            self.history[g].append((b.observation(g), policy.astype(np.float32), player))
-            if b.plies[g] < self.temperature_moves:
-                action = int(self.rngs[g].choice(NUM_ACTIONS, p=visits / visits.sum()))
+            policy = visits[self.absolute[player]] / visits.sum()
+            self.history[g].append((state.observation_tensor(), policy.astype(np.float32), player))
+            if state.ply < self.temperature_moves:
+                action = int(self.rngs[g].choice(self.game.num_actions, p=visits / visits.sum()))
             else:
                 action = int(np.argmax(visits))
             if b.play(g, action):
                 finished.append(self._finish(g))
-        return Samples.concatenate(finished)
+        return Samples.concatenate(finished, self.game)
 
     def _finish(self, g: int) -> Samples:
         winner = self.boards.outcome(g)
@@ -153,16 +161,19 @@ def play_match(
     max_plies: int,
     seed: int,
     opening_plies: int = 4,
+    game: str | Game = DEFAULT_GAME,
+    options: dict[str, Any] | None = None,
 ) -> tuple[int, int, int]:
-    """Play ``games`` (even) games between two evaluators with the same search, all side by side; return A's
-    (wins, draws, losses).
+    """Play ``games`` (even) games of ``game`` (rule ``options``) between two evaluators with the same search, all
+    side by side; return A's (wins, draws, losses).
 
     Games come in pairs that start from the same random opening of ``opening_plies`` plies with the seats swapped,
     then both sides play their most visited move (no noise).
     """
     if games < 2 or games % 2:
         raise ValueError(f"games must be a positive even number (pairs with seats swapped), got {games}")
-    boards = Boards(games, max_plies)
+    game = get_game(game)
+    boards = Boards(games, game, max_plies, options or {}, seed)
     seat_a = np.arange(games) % 2
     active = np.ones(games, dtype=np.bool_)
     for pair in range(games // 2):
@@ -170,20 +181,17 @@ def play_match(
         for _ in range(opening_plies):
             if active[2 * pair] and boards.random_move(2 * pair, rng):
                 active[2 * pair] = False
-        boards.seeds[2 * pair + 1] = boards.seeds[2 * pair]
-        boards.stores[2 * pair + 1] = boards.stores[2 * pair]
-        boards.players[2 * pair + 1] = boards.players[2 * pair]
-        boards.plies[2 * pair + 1] = boards.plies[2 * pair]
+        boards.states[2 * pair + 1] = boards.states[2 * pair]
         active[2 * pair + 1] = active[2 * pair]
-    searcher = BatchedSearch(games, search)
+    searcher = BatchedSearch(games, search, game=game.name)
+    players = np.zeros(games, dtype=np.int64)
     while active.any():
         actions = np.zeros(games, dtype=np.int64)
-        for evaluate, mine in ((evaluate_a, boards.players == seat_a), (evaluate_b, boards.players != seat_a)):
+        players[:] = [state.to_move for state in boards.states]
+        for evaluate, mine in ((evaluate_a, players == seat_a), (evaluate_b, players != seat_a)):
             turn = active & mine
             if turn.any():
-                counts, _ = searcher.run(
-                    boards.seeds, boards.stores, boards.players, boards.plies, boards.max_plies, turn, evaluate
-                )
+                counts, _ = searcher.run_states(boards.states, evaluate, turn)
                 actions[turn] = np.argmax(counts[turn], axis=1)
         for g in np.flatnonzero(active):
             if boards.play(g, int(actions[g])):

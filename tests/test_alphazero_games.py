@@ -1,0 +1,166 @@
+"""AlphaZero on Oware and Hawalis: the one batched search through the per-game kernels, the ring networks,
+checkpoints that know their game, and a tiny training run per game down to a legal game played by its agent."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.alphazero.mcts import BatchedSearch, SearchConfig, uniform  # noqa: E402
+from agents.alphazero.network import (  # noqa: E402
+    CheckpointError,
+    NetworkConfig,
+    build_network,
+    load_network,
+    make_evaluator,
+    save_checkpoint,
+)
+from awale_env.games import get_game, oware  # noqa: E402
+
+OTHER_GAMES = ("oware", "hawalis")
+
+
+def tiny(game: str) -> NetworkConfig:
+    return NetworkConfig(channels=8, blocks=1, value_hidden=8, game=game)
+
+
+def random_states(game: str, count: int, seed: int, plies: tuple[int, int] = (0, 60)) -> list:
+    rng = np.random.default_rng(seed)
+    states = []
+    while len(states) < count:
+        state = get_game(game).initial(seed=int(rng.integers(1 << 30)))
+        for _ in range(rng.integers(*plies)):
+            if state.is_terminal:
+                break
+            state = state.play(int(rng.choice(state.legal_actions())))
+        if not state.is_terminal:
+            states.append(state)
+    return states
+
+
+def hashed_evaluator(num_actions: int):
+    """Deterministic logits and values per row (independent of the rest of the batch)."""
+
+    def evaluate(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        logits = np.sin(obs[:, :num_actions] * 37.0 + np.arange(num_actions) * 0.7).astype(np.float32)
+        return logits, np.tanh(np.sin(obs.sum(axis=1) * 11.0)).astype(np.float32)
+
+    return evaluate
+
+
+@pytest.mark.parametrize("game", OTHER_GAMES)
+def test_batched_search_matches_one_game_searches(game):
+    states = random_states(game, 5, seed=1)
+    evaluate = hashed_evaluator(get_game(game).num_actions)
+    batched, values = BatchedSearch(5, SearchConfig(simulations=40), game=game).run_states(states, evaluate)
+    single = BatchedSearch(1, SearchConfig(simulations=40), game=game)
+    for g, state in enumerate(states):
+        counts, value = single.run_states([state], evaluate)
+        np.testing.assert_array_equal(batched[g], counts[0])
+        assert values[g] == pytest.approx(value[0])
+        assert batched[g].sum() == 40 and not batched[g][~state.legal_mask()].any()
+
+
+def search_counts(game: str) -> list:
+    """Visit counts of a noisy multi-leaf batched search over a few positions of ``game``."""
+    states = random_states(game, 3, seed=4)
+    search = BatchedSearch(3, SearchConfig(simulations=30), leaves_per_game=4, game=game)
+    rngs = [np.random.default_rng([1, g]) for g in range(3)]
+    counts, _ = search.run_states(states, hashed_evaluator(get_game(game).num_actions), noise_rngs=rngs)
+    return counts.tolist()
+
+
+def test_search_gives_the_same_counts_without_numba():
+    """The compiled passes and the kernels' pure Python fallback (NUMBA_DISABLE_JIT=1) search identically."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import json; import tests.test_alphazero_games as t; "
+        "print(json.dumps([t.search_counts(g) for g in t.OTHER_GAMES]))"
+    )
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [search_counts(g) for g in OTHER_GAMES]
+
+
+def test_uniform_search_with_exact_terminal_values_finds_an_immediate_oware_win():
+    """South to move with 24 in store: only 5 (one seed into North's pit 6, which holds 1) captures, reaching 26
+    with stop_at_majority (the openspiel preset): the game ends at once and South wins. The other moves capture
+    nothing, and the uniform prior gives the search nothing but the exact terminal values to go on."""
+    pits = [3, 2, 1, 2, 0, 1, 1, 0, 0, 0, 0, 2]
+    state = oware.State.from_position(pits, (24, 12), to_move=0, preset="openspiel")
+    assert state.legal_actions() == [0, 1, 2, 3, 5]
+    won = state.play(5)
+    assert won.is_terminal and won.winner == 0
+    counts, value = BatchedSearch(1, SearchConfig(simulations=300), game="oware").run_states([state], uniform("oware"))
+    assert int(np.argmax(counts[0])) == 5
+    assert value[0] > 0.5
+
+
+def test_a_checkpoint_for_another_game_gives_a_clear_error(tmp_path):
+    from agents import make
+
+    path = tmp_path / "oware.pt"
+    save_checkpoint(path, build_network(tiny("oware")))
+    assert load_network(path).config.game == "oware"
+    with pytest.raises(CheckpointError, match="plays oware only, not 'hawalis'.*--game hawalis"):
+        load_network(path, game="hawalis")
+    agent = make(f"alphazero:path={path},simulations=4")
+    assert agent.games == ("oware",)
+    with pytest.raises(ValueError, match="network plays oware only, not 'awale16'"):
+        agent.act(get_game("awale16").initial())
+    with pytest.raises(ValueError, match="no AlphaZero network is shipped for 'hawalis'.*--game hawalis"):
+        make("alphazero:pretrained,simulations=4").act(get_game("hawalis").initial())
+
+
+@pytest.mark.parametrize("game", OTHER_GAMES)
+def test_network_shapes_and_folded_evaluator(game):
+    rules = get_game(game)
+    net = build_network(tiny(game)).eval()
+    obs = np.stack([s.observation_tensor() for s in random_states(game, 6, seed=2)])
+    with torch.no_grad():
+        logits, values = net(torch.from_numpy(obs))
+    assert logits.shape == (6, rules.num_actions) and values.shape == (6,)
+    folded_logits, folded_values = make_evaluator(net)(obs)
+    np.testing.assert_allclose(folded_logits, logits.numpy(), atol=1e-5)
+    np.testing.assert_allclose(folded_values, values.numpy(), atol=1e-5)
+
+
+@pytest.mark.parametrize("game", OTHER_GAMES)
+def test_tiny_training_run_to_a_legal_game(tmp_path, game):
+    import tyro
+
+    from agents import make
+    from training.alphazero import AlphaZeroConfig, train
+
+    args = [
+        "--game", game, "--channels", "8", "--blocks", "1", "--value-hidden", "8", "--simulations", "4",
+        "--games-per-worker", "4", "--moves-per-generation", "21", "--max-plies", "20", "--min-replay", "8",
+        "--batch-size", "8", "--sample-reuse", "0.2", "--gate-every", "2", "--reference-every", "0", "--workers", "0",
+        "--no-progress", "--generations", "2", "--run-dir", str(tmp_path / "run"),
+    ]  # fmt: skip
+    run = train(tyro.cli(AlphaZeroConfig, args=args))
+    assert run.totals["games"] >= 4 and run.totals["steps"] >= 1
+    best = tmp_path / "run" / "best.pt"
+    assert load_network(best, game=game).config.game == game
+    agent = make(f"alphazero:path={best},simulations=8")
+    state = get_game(game).initial(max_plies=40, seed=0)
+    while not state.is_terminal:
+        action = agent.act(state)
+        assert state.legal_mask()[action]
+        state = state.play(action)
+
+
+def test_training_config_checks_the_game_and_its_references():
+    from training.alphazero import AlphaZeroConfig
+
+    with pytest.raises(ValueError, match="game must be one of awale16, oware, hawalis, got 'chess'"):
+        AlphaZeroConfig(game="chess")
+    assert AlphaZeroConfig(game="hawalis").network_config().game == "hawalis"
+    with pytest.raises(ValueError, match="reference 'alphazero:pretrained' plays awale16 only, not 'oware'"):
+        AlphaZeroConfig(game="oware", references=("greedy", "alphazero:pretrained"))
