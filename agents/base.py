@@ -8,7 +8,8 @@ from typing import Any, Protocol, runtime_checkable
 @runtime_checkable
 class Agent(Protocol):
     """A player: ``act(state)`` returns a legal action index for the player to move in ``state``, a State of any
-    game of the toolkit (:mod:`awale_env.games`); an agent that plays only some games lists them in ``games``.
+    game of the toolkit (:mod:`awale_env.games`); an agent that plays only some games lists them in ``games`` and
+    may say what to use instead with ``other_game_hint(game) -> str | None`` (see :func:`game_refusal`).
 
     ``name`` labels the agent in tables. Agents may also define ``reset(seed: int | None = None)``, called at the
     start of every game: it forgets per-game memory (search trees, tables) and re-seeds when given a seed, as
@@ -25,6 +26,17 @@ def reset_agent(agent: Agent, seed: int | None = None) -> None:
     reset = getattr(agent, "reset", None)
     if reset is not None:
         reset(seed)
+
+
+def game_refusal(agent: Agent, spec: str, game: str) -> str | None:
+    """Why the agent built from ``spec`` cannot play ``game`` (its ``games`` lack it), with its
+    ``other_game_hint`` when it has one; None when it can. The arena and ``awale play`` check before the first move."""
+    games = getattr(agent, "games", None)
+    if games is None or game in games:
+        return None
+    hint_of = getattr(agent, "other_game_hint", None)
+    hint = hint_of(game) if hint_of is not None else None
+    return f"agent {spec!r} plays {', '.join(games)} only, not {game!r}" + (f": {hint}" if hint else "")
 
 
 def check_seed(seed: int | None) -> int | None:

@@ -165,9 +165,11 @@ def play(
         _fail(f"--seat must be 0, 1 or random, got {seat!r}")
     rules, options, limit = _game(game, rule, max_plies)
     agent = _build(opponent, seed)
-    games = getattr(agent, "games", None)
-    if games is not None and rules.name not in games:
-        _fail(f"agent {opponent!r} plays {', '.join(games)} only, not {rules.name!r}")
+    from agents.base import game_refusal
+
+    refusal = game_refusal(agent, opponent, rules.name)
+    if refusal is not None:
+        _fail(refusal)
     human = random.Random(seed).randrange(2) if seat == "random" else int(seat)
     if rules.name == DEFAULT_GAME:
         typer.echo(f"you are player {human} ({'odd' if human == 0 else 'even'} holes, marked * for player 0)")

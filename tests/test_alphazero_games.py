@@ -162,5 +162,19 @@ def test_training_config_checks_the_game_and_its_references():
     with pytest.raises(ValueError, match="game must be one of awale16, oware, hawalis, got 'chess'"):
         AlphaZeroConfig(game="chess")
     assert AlphaZeroConfig(game="hawalis").network_config().game == "hawalis"
-    with pytest.raises(ValueError, match="reference 'alphazero:pretrained' plays awale16 only, not 'oware'"):
+    with pytest.raises(ValueError, match="references: agent 'alphazero:pretrained' plays awale16 only, not 'oware'"):
         AlphaZeroConfig(game="oware", references=("greedy", "alphazero:pretrained"))
+
+
+def test_pretrained_on_another_game_says_none_is_shipped_and_how_to_train_one():
+    from typer.testing import CliRunner
+
+    from awale_env.cli import app
+    from training.arena import round_robin
+
+    hint = "no AlphaZero network is shipped for 'oware'.*--game oware.*alphazero:path="
+    with pytest.raises(ValueError, match=f"agent 'alphazero:pretrained' plays awale16 only, not 'oware': {hint}"):
+        round_robin(["alphazero:pretrained", "random"], 2, progress=False, game="oware")
+    result = CliRunner().invoke(app, ["play", "--game", "hawalis", "--opponent", "alphazero:pretrained"])
+    assert result.exit_code == 2
+    assert "no AlphaZero network is shipped for 'hawalis'" in result.output

@@ -168,13 +168,12 @@ class AlphaZeroConfig:
         """Fail now, not at the first reference match (whose errors a run only reports), on a reference agent that
         cannot be built or does not play the game."""
         from agents import make  # the registry builds agents lazily: cheap for the usual references
+        from agents.base import game_refusal
 
         for spec in self.references:
-            games = getattr(make(spec), "games", None)
-            if games is not None and self.game not in games:
-                raise ValueError(
-                    f"reference {spec!r} plays {', '.join(games)} only, not {self.game!r}: choose references that do"
-                )
+            refusal = game_refusal(make(spec), spec, self.game)
+            if refusal is not None:
+                raise ValueError(f"references: {refusal}")
 
     def network_config(self) -> NetworkConfig:
         return NetworkConfig(channels=self.channels, blocks=self.blocks, value_hidden=self.value_hidden, game=self.game)

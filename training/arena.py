@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from agents.base import reset_agent
+from agents.base import game_refusal, reset_agent
 from agents.registry import make
 from awale_env.games import DEFAULT_GAME, get_game
 
@@ -229,9 +229,9 @@ def _check_specs(specs: list[str], game: str) -> None:
         raise ValueError(f"each agent spec may appear once, got {specs}")
     for spec in specs:
         agent = make(spec)  # fail fast, in this process, on a bad spec or an agent that cannot play the game
-        games = getattr(agent, "games", None)
-        if games is not None and game not in games:
-            raise ValueError(f"agent {spec!r} plays {', '.join(games)} only, not {game!r}")
+        refusal = game_refusal(agent, spec, game)
+        if refusal is not None:
+            raise ValueError(refusal)
 
 
 def check_game(game: str, options: dict[str, Any], max_plies: int | str | None) -> tuple[str, int | None]:

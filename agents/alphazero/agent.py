@@ -83,19 +83,22 @@ class AlphaZeroAgent:
     def reset(self, seed: int | None = None) -> None:
         """Nothing to forget: the tree is rebuilt at every move and the search has no randomness."""
 
+    def other_game_hint(self, game: str) -> str | None:
+        """For a game the shipped network does not play: that none is shipped, and how to train one."""
+        if not self.pretrained or game in self.games:
+            return None
+        return (
+            f"no AlphaZero network is shipped for {game!r} (alphazero:pretrained plays {', '.join(PRETRAINED_GAMES)} "
+            f"only): train one with `python -m training.alphazero --game {game}` and play it with "
+            "alphazero:path=<run_dir>/best.pt"
+        )
+
     def _check_game(self, state: Any) -> None:
         """A network sees one game's observations: refuse another game's State, saying what to do instead."""
         game = game_of(state).name
-        if game in self.games:
-            return
-        if self.pretrained:
-            shipped = ", ".join(PRETRAINED_GAMES)
-            raise ValueError(
-                f"no AlphaZero network is shipped for {game!r} (alphazero:pretrained plays {shipped} only): train "
-                f"one with `python -m training.alphazero --game {game}` and play it with "
-                "alphazero:path=<run_dir>/best.pt"
-            )
-        raise ValueError(f"this alphazero agent's network plays {self.games[0]} only, not {game!r}")
+        if game not in self.games:
+            hint = self.other_game_hint(game)
+            raise ValueError(hint or f"this alphazero agent's network plays {self.games[0]} only, not {game!r}")
 
     def policy(self, state: Any) -> np.ndarray:
         """Visit counts of the search from ``state`` (a State of the network's game) per action (num_actions,)."""
