@@ -56,7 +56,7 @@ def legal_bits(seeds, player):
     return bits
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def legal_mask(seeds, player, out):
     """Write the boolean legal-action mask of ``player`` into ``out`` (length 32)."""
     out[:] = False
@@ -126,7 +126,7 @@ def starving_sweep(seeds, opponent):
     return swept
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def board_total(seeds):
     """Seeds left on the board."""
     total = 0
@@ -135,7 +135,7 @@ def board_total(seeds):
     return total
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def end_status(on_board, store0, store1, ply, max_plies):
     """The status code of a position after its captures and sweep (rule 11), checked in the rule's order."""
     if store0 >= WIN_SCORE or store1 >= WIN_SCORE:
@@ -149,7 +149,7 @@ def end_status(on_board, store0, store1, ply, max_plies):
     return ONGOING
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def apply_action(seeds, stores, player, action):
     """Play one legal move in place: sow, capture chain, starving sweep. Return the seeds the mover gained."""
     gained = capture_chain(seeds, sow(seeds, action))
@@ -195,7 +195,7 @@ def absolute_action(relative, player):
     return (relative + 2 * player) % NUM_ACTIONS
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def observe(seeds, stores, ply, max_plies, player, out):
     """Write ``player``'s view of the position into ``out`` (float32, length ``OBS_SIZE``).
 
