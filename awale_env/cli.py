@@ -233,7 +233,9 @@ def train_alphazero(ctx: typer.Context) -> None:
     alphazero.main(ctx.args)
 
 
-DEMO_OPPONENTS = ("random", "greedy", "alphabeta:depth=2", "ppo:pretrained")
+#: The demo's opponents on every game, and the shipped agents that join them on the game they were trained for.
+DEMO_OPPONENTS = ("random", "greedy", "alphabeta:depth=2")
+DEMO_SHIPPED = {DEFAULT_GAME: ("ppo:pretrained",)}
 
 
 @app.command()
@@ -243,9 +245,10 @@ def demo(
     run_dir: Annotated[Path | None, typer.Option(help="where the run goes (default: runs/demo-<date-time>)")] = None,
     workers: Annotated[int, typer.Option(help="parallel arena processes")] = 2,
     seed: Annotated[int, typer.Option(help="seed of the training and of the arena")] = 1,
+    game: Annotated[str, typer.Option(help=GAME_HELP)] = DEFAULT_GAME,
 ) -> None:
-    """The main job: a short self-play PPO run, then an arena of the trained agent against the search agents and
-    the shipped PPO agent, printing the Elo table and writing a chart."""
+    """The main job: a short self-play PPO run, then an arena of the trained agent against the search agents (and
+    the shipped PPO agent on the two-colour Awale), printing the Elo table and writing a chart."""
     import time
 
     from training import ppo_selfplay
@@ -253,10 +256,17 @@ def demo(
 
     if steps < 1 or workers < 1 or games < 2 or games % 2:
         _fail(f"need --steps >= 1, --workers >= 1 and an even --games >= 2, got {steps}, {workers}, {games}")
+    game = _game(game, None, None)[0].name
     run_dir = run_dir or Path("runs") / time.strftime("demo-%Y%m%d-%H%M%S")
     typer.echo(f"1/2 self-play PPO for {steps:,} moves into {run_dir}")
     args = ppo_selfplay.Args(
-        run_dir=str(run_dir), seed=seed, total_timesteps=steps, eval_every=steps, eval_games=20, checkpoint_every=steps
+        run_dir=str(run_dir),
+        game=game,
+        seed=seed,
+        total_timesteps=steps,
+        eval_every=steps,
+        eval_games=20,
+        checkpoint_every=steps,
     )
     try:
         checkpoint = ppo_selfplay.train(args)
@@ -264,7 +274,7 @@ def demo(
         _fail(str(error))
     trained = f"ppo:path={checkpoint}"
     typer.echo(f"2/2 arena: {games} games per pair, {workers} workers")
-    result = round_robin([trained, *DEMO_OPPONENTS], games, seed, workers)
+    result = round_robin([trained, *DEMO_OPPONENTS, *DEMO_SHIPPED.get(game, ())], games, seed, workers, game=game)
     typer.echo(format_table(result))
     paths = write_results(result, run_dir / "arena")
     typer.echo(f"wrote {', '.join(map(str, paths))}; learning curves: python -m training.plots {run_dir}")

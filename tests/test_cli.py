@@ -95,6 +95,19 @@ def test_demo_trains_then_prints_an_elo_table_and_writes_a_chart(tmp_path):
     assert (run_dir / "eval.csv").exists()
 
 
+def test_demo_plays_the_other_games_and_names_a_bad_one(tmp_path):
+    run_dir = tmp_path / "oware"
+    args = ["demo", "--game", "oware", "--steps", "4096", "--games", "2", "--workers", "1", "--run-dir", str(run_dir)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "alphabeta:depth=2" in result.output and "ppo:pretrained" not in result.output
+    assert (run_dir / "arena" / "elo.png").exists()
+    result = runner.invoke(app, ["demo", "--game", "chess"])
+    assert result.exit_code == 2
+    assert "chess" in result.output and "oware" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
 def test_train_subcommands_pass_options_to_the_trainers():
     for trainer, option in [("ppo", "--n-envs"), ("alphazero", "--workers")]:
         done = subprocess.run([AWALE, "train", trainer, "--help"], capture_output=True, text=True, timeout=120)
