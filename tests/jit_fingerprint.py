@@ -1,8 +1,6 @@
-"""A digest of what the compiled kernels compute, printed as JSON; run with and without NUMBA_DISABLE_JIT=1."""
+"""A digest of what the compiled kernels compute, compared with and without NUMBA_DISABLE_JIT=1."""
 
 from __future__ import annotations
-
-import json
 
 import numpy as np
 
@@ -31,7 +29,3 @@ def fingerprint() -> dict:
         )
     plies = int(core.random_playouts(core.initial_seeds(), np.zeros(2, core.STORE_DTYPE), 0, 0, 400, 20, rng))
     return {"playouts": playouts, "games": games, "plies": plies, "rng": int(rng[0])}
-
-
-if __name__ == "__main__":
-    print(json.dumps(fingerprint()))

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-
 import pytest
+from nojit import run_python
 
 from agents import AGENTS, Agent, AgentEntry, AgentSpecError, GreedyAgent, RandomAgent, known_agents, make, parse_spec
 from agents.registry import SEED
@@ -136,11 +132,4 @@ print(json.dumps(out))
 def test_pure_python_fallback_gives_identical_results():
     """The compiled searches and the same code run as plain Python (NUMBA_DISABLE_JIT=1) agree exactly."""
 
-    def run(disable: str) -> list:
-        env = {**os.environ, "NUMBA_DISABLE_JIT": disable}
-        done = subprocess.run(
-            [sys.executable, "-c", FALLBACK_SCRIPT], env=env, capture_output=True, text=True, check=True
-        )
-        return json.loads(done.stdout.splitlines()[-1])
-
-    assert run("1") == run("0")
+    assert run_python(FALLBACK_SCRIPT) == run_python(FALLBACK_SCRIPT, jit=True)

@@ -4,12 +4,10 @@ minimax, determinism, round robins, and the ``--game`` option of ``awale play`` 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from nojit import run_python
 from typer.testing import CliRunner
 
 from agents import make
@@ -220,10 +218,4 @@ print(json.dumps(out))
 def test_pure_python_fallback_gives_identical_searches():
     """The per-game kernels dispatch in Python too: NUMBA_DISABLE_JIT=1 searches exactly as the compiled code."""
 
-    def run(disable: str) -> list:
-        env = {**os.environ, "NUMBA_DISABLE_JIT": disable}
-        command = [sys.executable, "-c", FALLBACK_SCRIPT]
-        done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
-        return json.loads(done.stdout.splitlines()[-1])
-
-    assert run("1") == run("0")
+    assert run_python(FALLBACK_SCRIPT) == run_python(FALLBACK_SCRIPT, jit=True)

@@ -276,21 +276,16 @@ def test_agent_plays_legal_moves_within_its_budget(tmp_path):
 
 def test_search_gives_the_same_counts_without_numba():
     """The compiled passes and their pure Python fallback (NUMBA_DISABLE_JIT=1) search identically."""
-    import json
-    import os
-    import subprocess
-    import sys
+    from nojit import run_python
 
     script = (
-        "import json, numpy as np; import tests.test_alphazero as t; "
+        "import json, numpy as np; import test_alphazero as t; "
         "c, v = t.search_states(t.random_states(3, seed=4), t.hashed_evaluator, 30, noise_seeds=[[1, g] for g in "
         "range(3)], leaves=4); print(json.dumps(c.tolist()))"
     )
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
     counts, _ = search_states(random_states(3, seed=4), hashed_evaluator, 30, noise_seeds=[[1, g] for g in range(3)],
                               leaves=4)  # fmt: skip
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == counts.tolist()
+    assert run_python(script) == counts.tolist()
 
 
 def test_the_shipped_network_loads_and_plays():

@@ -74,18 +74,10 @@ def search_counts(game: str) -> list:
 
 def test_search_gives_the_same_counts_without_numba():
     """The compiled passes and the kernels' pure Python fallback (NUMBA_DISABLE_JIT=1) search identically."""
-    import json
-    import os
-    import subprocess
-    import sys
+    from nojit import run_python
 
-    script = (
-        "import json; import tests.test_alphazero_games as t; "
-        "print(json.dumps([t.search_counts(g) for g in t.OTHER_GAMES]))"
-    )
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == [search_counts(g) for g in OTHER_GAMES]
+    script = "import json, test_alphazero_games as t; print(json.dumps([t.search_counts(g) for g in t.OTHER_GAMES]))"
+    assert run_python(script) == [search_counts(g) for g in OTHER_GAMES]
 
 
 def test_uniform_search_with_exact_terminal_values_finds_an_immediate_oware_win():

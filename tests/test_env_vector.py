@@ -4,15 +4,12 @@ computes the same thing with the pure-Python fallback."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import gymnasium
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
+from nojit import run_python
 
 from awale_env import State
 from awale_env.core.batch import OUTCOMES
@@ -187,9 +184,5 @@ def vector_digest() -> dict:
 
 
 def test_pure_python_fallback_is_identical():
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     code = "import json, test_env_vector as t; print(json.dumps(t.vector_digest()))"
-    tests_dir = str(Path(__file__).parent)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [tests_dir, env.get("PYTHONPATH")]))
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert json.loads(out.stdout.splitlines()[-1]) == json.loads(json.dumps(vector_digest()))
+    assert run_python(code) == json.loads(json.dumps(vector_digest()))

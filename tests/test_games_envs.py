@@ -4,17 +4,14 @@ Gymnasium's own checkers, masks, observations, rewards, illegal moves, seeding, 
 from __future__ import annotations
 
 import json
-import os
 import pickle
-import subprocess
-import sys
-from pathlib import Path
 
 import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
 from gymnasium.utils.env_checker import check_env
+from nojit import run_python
 from pettingzoo.test import api_test, render_test, seed_test
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
@@ -513,9 +510,5 @@ def vector_digest() -> dict:
 
 
 def test_vector_pure_python_fallback_is_identical():
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     code = "import json, test_games_envs as t; print(json.dumps(t.vector_digest()))"
-    tests_dir = str(Path(__file__).parent)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [tests_dir, env.get("PYTHONPATH")]))
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert json.loads(out.stdout.splitlines()[-1]) == json.loads(json.dumps(vector_digest()))
+    assert run_python(code) == json.loads(json.dumps(vector_digest()))

@@ -8,14 +8,12 @@ test_pure_python_fallback_is_identical).
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from nojit import run_python
 
 from awale_env.core import hawalis as core
 from awale_env.errors import IllegalMoveError
@@ -486,10 +484,5 @@ def fingerprint() -> dict:
 
 
 def test_pure_python_fallback_is_identical():
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    out = subprocess.run([sys.executable, __file__], env=env, capture_output=True, text=True, check=True)
-    assert json.loads(out.stdout.splitlines()[-1]) == json.loads(json.dumps(fingerprint()))
-
-
-if __name__ == "__main__":
-    print(json.dumps(fingerprint()))
+    script = "import json, test_hawalis as t; print(json.dumps(t.fingerprint()))"
+    assert run_python(script) == json.loads(json.dumps(fingerprint()))

@@ -1,8 +1,5 @@
 """Classic Oware (docs/rules_oware.md): every worked example, a naive reference, properties of random play, the
 pure-Python fallback, the State API contract, and the move-by-move check against OpenSpiel's ``oware``.
-
-Run as a script (``python tests/test_oware.py``) it prints the fingerprint of the compiled kernels as JSON, which
-the fallback test compares with the same script run under ``NUMBA_DISABLE_JIT=1``.
 """
 
 from __future__ import annotations
@@ -11,12 +8,11 @@ import json
 import os
 import random
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from nojit import run_python
 
 from awale_env.core import oware as core
 from awale_env.errors import IllegalMoveError
@@ -585,9 +581,8 @@ def fingerprint() -> dict:
 
 
 def test_pure_python_fallback_is_identical():
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    out = subprocess.run([sys.executable, __file__], env=env, capture_output=True, text=True, check=True)
-    assert json.loads(out.stdout.splitlines()[-1]) == json.loads(json.dumps(fingerprint()))
+    script = "import json, test_oware as t; print(json.dumps(t.fingerprint()))"
+    assert run_python(script) == json.loads(json.dumps(fingerprint()))
 
 
 # --- the independent check: OpenSpiel's oware -------------------------------------------------------------------
@@ -626,7 +621,3 @@ def test_openspiel_preset_matches_pyspiel_move_for_move():
             ours = ours.play(action)
             plies += 1
     assert plies > 50_000
-
-
-if __name__ == "__main__":
-    print(json.dumps(fingerprint()))
