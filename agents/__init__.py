@@ -1,5 +1,5 @@
-"""Agents that play every game of the toolkit (awale16, Oware, Hawalis; AlphaZero and PPO: the game their network
-was trained on): one protocol, built by name from spec strings.
+"""Agents that play every game of the toolkit (AlphaZero and PPO: the games their networks were trained on): one
+protocol, built by name from spec strings.
 
 ``make("alphabeta:depth=8")`` builds any registered agent (see :data:`agents.registry.AGENTS`); the search agents'
 modules are imported on first use.

@@ -4,12 +4,13 @@ One search for every game: moves, legal moves and end checks go through the per-
 :mod:`agents.kernels` (which call each game's compiled core) on copies of the board kept per search height, so
 nothing here re-implements a rule. The figures below were measured on the two-colour game.
 
-* Evaluation (from the side to move): own store - opponent's store, in seeds (Hawalis: seeds captured). It is what
-  decides the game (Hawalis: at the ply limit); a
-  finer evaluation that also counted the seeds on each side (a tie-break preferring seeds kept on one's own side)
-  needed 1.7-2.8x more nodes at depth 10 from the initial position, because the coarse one lets far more moves tie
-  and cut off, so depth won over detail. Ties between equal moves are broken at random (seeded) through the
-  history table.
+* Evaluation (from the side to move, :mod:`agents.evaluation`): by default the game's tuned weights of the features
+  its search kernels give (store difference, seeds on each side, vulnerable holes, mobility, starving), fitted on
+  self-play outcomes; ``eval=score`` is the store difference alone, ``eval=reference`` hand-set weights (the sparring
+  partner). At 0.1 s per move the tuned evaluation beat the store difference's extra depth by far (the store
+  difference scored 9 % against the reference weights, the tuned ones 85.5 %), although the store difference lets
+  far more moves tie and cut off and the features cost about a fifth of the node rate. Ties between equal moves are
+  broken at random (seeded) through the history table.
 * Finished games are scored exactly as the game's rules decide the winner (:func:`agents.kernels.winner`; the ply
   limit of the state ends the game): ``+-(WIN - height)`` so a quicker win (slower loss) is preferred, 0 for a draw.
 * Oware's repetition rule is exact along the searched line: a child repeats if its key is among the positions since
@@ -19,9 +20,13 @@ nothing here re-implements a rule. The figures below were measured on the two-co
   history heuristic; principal-variation search (null windows after the first move).
 * Transposition table: Zobrist hashing (random uint64 per (board slot, seed count), per store value, per side to
   move, and per number of plies left when the ply limit is within reach of the search), always-replace.
-* Time budget: numba has no clock, so each iteration of iterative deepening gets a node budget = remaining time x
-  the node rate measured so far; an iteration that runs out aborts and its best fully searched root move is kept
-  when the principal move was searched first. The clock is read between iterations.
+* Time budget: numba has no clock, so a timed search runs in slices of about :data:`SLICE_SECONDS`: each slice gets
+  the nodes the rate measured on the slices before allows, the search pauses when they are spent (its stack of
+  frames is kept) and goes on after the clock has been read. A budget is thus held to within about a slice whatever
+  the machine's load, and nothing learnt from one slow slice (a compile) outlasts the next. A timed agent compiles
+  its search (or loads it from numba's cache) when it is built, and before its first move in another game. An
+  iteration that runs out stops, and its best fully searched root move is kept when the principal move was searched
+  first.
 """
 
 from __future__ import annotations
@@ -34,21 +39,31 @@ from numba import njit
 
 from agents import kernels as kn
 from agents.base import check_positive, check_seed, spec_name
+from agents.evaluation import EVALUATIONS, evaluate, make_evaluation
+from awale_env.games import DEFAULT_GAME, Game, game_of, get_game
 
 MAX_DEPTH = 60
 WIN = 10_000
 MATE_BOUND = WIN - 1_000
 DEFAULT_DEPTH = 8
+DEFAULT_EVALUATION = "tuned"
 INFINITY = 1 << 20
 # Index of the "plies left" Zobrist key: positions further than this from the ply limit share one key.
 PLIES_LEFT_CAP = MAX_DEPTH + 2
 
 EXACT, LOWER, UPPER = 0, 1, 2
-# Search counters (an int64 array shared by the compiled functions).
-NODES, NODE_LIMIT, ABORTED, ROOT_MOVE, ROOT_DONE = 0, 1, 2, 3, 4
+# Search counters (an int64 array shared by the compiled functions): nodes so far, the node count at which the search
+# pauses, whether it paused and at which height, the best root move so far and whether there is one.
+NODES, NODE_LIMIT, PAUSED, PAUSED_AT, ROOT_MOVE, ROOT_DONE = range(6)
+NUM_COUNTERS = 6
+NO_NODE_LIMIT = np.iinfo(np.int64).max
+# A timed search runs in slices of about this many seconds, the clock read between them ...
+SLICE_SECONDS = 0.005
+# ... and never fewer nodes than this per slice (a node rate measured on fewer is mostly call overhead).
+MIN_SLICE_NODES = 500
 
 
-def zobrist_keys(game: kn.GameKernels, seed: int = 2026) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def zobrist_keys(game: kn.SearchKernels, seed: int = 2026) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Random uint64 keys: per (board slot, seed count), per store value of each player, per plies left."""
     rng = np.random.default_rng(seed)
     draw = lambda *shape: rng.integers(0, 2**63, size=shape, dtype=np.int64).astype(np.uint64)  # noqa: E731
@@ -65,12 +80,6 @@ def position_hash(seeds, stores, player, plies_left, slot_keys, store_keys, left
     if player == 1:
         h = ~h
     return h
-
-
-@njit(cache=True)
-def evaluate(stores, player):
-    """Heuristic value for the side to move: the store difference (see the module docstring)."""
-    return int(stores[player]) - int(stores[1 - player])
 
 
 @njit(cache=True)
@@ -114,7 +123,7 @@ def _play_child(seeds, stores, player, ply, max_plies, action, cs, cst, height, 
 
 @njit(cache=True)
 def _leaf_parent(seeds, stores, player, ply, max_plies, beta, height, child_seeds, child_stores, actions, counters,
-                 env):  # fmt: skip
+                 env, evaluation):  # fmt: skip
     """Negamax at depth 1 without recursion or table: each child is scored by :func:`evaluate` or exactly;
     ``actions``: room for the legal actions. The child is played here rather than by :func:`_play_child`: most
     nodes are these children, and the call with its arrays costs them reference counting."""
@@ -129,7 +138,7 @@ def _leaf_parent(seeds, stores, player, ply, max_plies, beta, height, child_seed
         if code != kn.ONGOING:
             v = -terminal_value(env, child_seeds, child_stores, code, 1 - player, height + 1)
         else:
-            v = -evaluate(child_stores, 1 - player)
+            v = -evaluate(evaluation, env, child_seeds, child_stores, 1 - player)
         if v > best:
             best = v
             if v >= beta:
@@ -143,7 +152,7 @@ def _generate(seeds, stores, player, ply, max_plies, bits, skip, n, height, kill
     with their ordering scores: captures by size, then killers, then history. Return the new child count."""
     _, _, child_seeds, child_stores, order, actions, statuses, _, _ = work
     a = 0
-    while bits >> a:
+    while a < 64 and bits >> a:  # a 64-action game's last action is the sign bit: its mask never shifts to 0
         if (bits >> a) & 1 and a != skip:
             packed = _play_child(seeds, stores, player, ply, max_plies, a, child_seeds[height, n],
                                  child_stores[height, n], height, env)  # fmt: skip
@@ -191,22 +200,30 @@ FULL_WINDOW, NULL_WINDOW, RE_SEARCH = 0, 1, 2
 
 
 @njit(cache=True)
-def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, history, work, counters, env):
+def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, history, work, counters, env,
+            evaluation):  # fmt: skip
     """Value for ``player`` of a live position searched ``depth`` plies; the best root move goes to ``counters``.
 
     ``keys`` = (slot, store, plies-left Zobrist keys); ``tt`` = (hashes, values, depths, flags, moves) arrays;
     ``work`` = scratch per height (node boards and stores, child boards, stores, ordering scores, actions and
-    statuses, frames, hashes); ``env`` = the game (:meth:`agents.kernels.Root.env`). The recursion of negamax runs
-    on an explicit stack of frames, because numba cannot cache recursive functions (numba issue #6061).
+    statuses, frames, hashes); ``env`` = the game (:meth:`agents.kernels.Root.env`); ``evaluation`` scores the leaves
+    (:func:`agents.evaluation.make_evaluation`). The recursion of negamax runs on an explicit stack of frames, because
+    numba cannot cache recursive functions (numba issue #6061); hence the search can pause: on reaching
+    ``counters[NODE_LIMIT]`` nodes it returns with ``counters[PAUSED]`` set, and the same call again (with a higher
+    limit) goes on from there.
     """
     slot_keys, store_keys, left_keys = keys
     tt_hash, tt_value, tt_depth, tt_flag, tt_move = tt
     node_seeds, node_stores, child_seeds, child_stores, _, actions, statuses, f, hashes = work
-    node_seeds[0] = seeds
-    node_stores[0] = stores
-    kn.track_line(env, 0, seeds, player, False)
-    f[0, F_DEPTH], f[0, F_ALPHA], f[0, F_BETA] = depth, -INFINITY, INFINITY
-    h = 0
+    if counters[PAUSED]:
+        h = counters[PAUSED_AT]
+        counters[PAUSED] = 0
+    else:
+        node_seeds[0] = seeds
+        node_stores[0] = stores
+        kn.track_line(env, 0, seeds, player, False)
+        f[0, F_DEPTH], f[0, F_ALPHA], f[0, F_BETA] = depth, -INFINITY, INFINITY
+        h = 0
     step = ENTER
     value = 0  # the value of the node just finished, for the player to move there
     while True:
@@ -214,16 +231,16 @@ def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, his
         s, st = node_seeds[h], node_stores[h]
         finished = False
         if step == ENTER:
-            counters[NODES] += 1
-            if counters[NODES] > counters[NODE_LIMIT]:
-                counters[ABORTED] = 1
+            if counters[NODES] >= counters[NODE_LIMIT]:
+                counters[PAUSED], counters[PAUSED_AT] = 1, h
                 return 0
+            counters[NODES] += 1
             d, alpha, beta = f[h, F_DEPTH], f[h, F_ALPHA], f[h, F_BETA]
             if d <= 0:
-                value, finished = evaluate(st, p), True
+                value, finished = evaluate(evaluation, env, s, st, p), True
             elif d == 1 and h > 0:
                 value = _leaf_parent(s, st, p, ply + h, max_plies, beta, h, child_seeds[h, 0], child_stores[h, 0],
-                                     actions[h], counters, env)  # fmt: skip
+                                     actions[h], counters, env, evaluation)  # fmt: skip
                 finished = True
             else:
                 plies_left = max_plies - ply - h if max_plies != kn.NO_LIMIT else PLIES_LEFT_CAP
@@ -281,8 +298,6 @@ def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, his
                     h += 1
                     step = ENTER
         else:  # CHILD_DONE: ``value`` is the value of child i for its own player
-            if counters[ABORTED]:
-                return 0
             i = f[h, F_I]
             v = -value
             alpha, beta = f[h, F_ALPHA], f[h, F_BETA]
@@ -327,7 +342,7 @@ def _remember_cutoff(player, move, captured, depth, height, killers, history):
     history[player, move] += depth * depth
 
 
-def _work_arrays(game: kn.GameKernels) -> tuple[np.ndarray, ...]:
+def _work_arrays(game: kn.SearchKernels) -> tuple[np.ndarray, ...]:
     """Scratch of :func:`negamax` for one game, one row per search height."""
     h, moves, board = MAX_DEPTH + 2, game.max_moves, game.board_size
     return (
@@ -346,11 +361,20 @@ def _work_arrays(game: kn.GameKernels) -> tuple[np.ndarray, ...]:
 class AlphaBetaAgent:
     """Alpha-beta searcher (see the module docstring) for any game: it sizes its tables for the game of the State
     it is given. ``depth`` and/or ``time`` bound each move's search; with neither, the depth is
-    :data:`DEFAULT_DEPTH`. ``seed`` breaks ties between equally good moves (small random values added to the history
-    table before each move), so a seeded agent is deterministic under a depth limit."""
+    :data:`DEFAULT_DEPTH`. ``eval`` names the evaluation of the leaves (:data:`agents.evaluation.EVALUATIONS`,
+    default :data:`DEFAULT_EVALUATION`). ``seed`` breaks ties between equally good moves (small random values added
+    to the history table before each move), so a seeded agent is deterministic under a depth limit.
+
+    An agent with a ``time`` budget compiles its search (or loads it from numba's cache) when it is built, and
+    again before the clock of its first move in another game, so that no budget pays for a compile."""
 
     def __init__(
-        self, depth: int | None = None, time: float | None = None, table_bits: int = 20, seed: int | None = None
+        self,
+        depth: int | None = None,
+        time: float | None = None,
+        table_bits: int = 20,
+        seed: int | None = None,
+        eval: str | None = None,
     ) -> None:
         check_positive("depth", depth)
         check_positive("time", time, float)
@@ -358,9 +382,12 @@ class AlphaBetaAgent:
             raise ValueError(f"depth must be at most {MAX_DEPTH}, got {depth}")
         if isinstance(table_bits, bool) or not isinstance(table_bits, int) or not 10 <= table_bits <= 28:
             raise ValueError(f"table_bits must be an integer 10-28, got {table_bits!r}")
+        if eval is not None and eval not in EVALUATIONS:
+            raise ValueError(f"eval must be one of {', '.join(EVALUATIONS)}, got {eval!r}")
         self.depth = DEFAULT_DEPTH if depth is None and time is None else depth
-        self.time = time
-        self.name = spec_name("alphabeta", depth=depth, time=time)
+        self._time = time
+        self.eval = DEFAULT_EVALUATION if eval is None else eval
+        self.name = spec_name("alphabeta", depth=depth, time=time, eval=eval)
         size = 1 << table_bits
         self._tt = (
             np.zeros(size, dtype=np.uint64),
@@ -372,42 +399,81 @@ class AlphaBetaAgent:
         self._killers = np.full((MAX_DEPTH + 2, 2), -1, dtype=np.int64)
         self._scratch = kn.new_scratch()
         self._path = (np.zeros(MAX_DEPTH + 2, dtype=np.int64), np.zeros(MAX_DEPTH + 2, dtype=np.int64))
-        self._game: kn.GameKernels | None = None
-        self._node_rate = 2e6  # nodes/s, refined by every timed search
+        self._game: Game | None = None
+        self._compiled: set[str] = set()  # the games whose search this agent has run once, outside any clock
+        self._node_rate = 1e6  # nodes/s, measured on every slice of a timed search
         self._seed = check_seed(seed)
         #: Statistics of the last search: depth completed, nodes, value, seconds.
         self.last_search: dict[str, float] = {}
-        self._use_game(kn.KERNELS["awale16"])
+        default = get_game(DEFAULT_GAME)
+        self._use_game(default)
+        if time is not None:
+            self._compile(default.initial())
         self.reset(seed)
 
-    def _use_game(self, game: kn.GameKernels) -> None:
-        """Size the Zobrist keys, history and work arrays for ``game``, forgetting what was learnt on another."""
+    @property
+    def time(self) -> float | None:
+        """Seconds per move (None: no time limit)."""
+        return self._time
+
+    @time.setter
+    def time(self, seconds: float | None) -> None:
+        """A budget set after the agent was built (the web app caps an agent's time) compiles the search at once, so
+        that the clock of the next move does not run while it compiles."""
+        check_positive("time", seconds, float)
+        self._time = seconds
+        if seconds is not None and self._game is not None and self._game.name not in self._compiled:
+            self._compile(self._game.initial())
+
+    def _use_game(self, game: Game) -> None:
+        """Size the Zobrist keys, history and work arrays for ``game`` and make its evaluation, forgetting what was
+        learnt on another."""
         if game == self._game:
             return
+        kernels = game.search
+        self._evaluation = make_evaluation(self.eval, game.name)
         self._game = game
-        self._keys = zobrist_keys(game)
-        self._history = np.zeros((2, game.num_actions), dtype=np.int64)
-        self._work = _work_arrays(game)
+        self._keys = zobrist_keys(kernels)
+        self._history = np.zeros((2, kernels.num_actions), dtype=np.int64)
+        self._work = _work_arrays(kernels)
+        self._forget()
+
+    def _forget(self) -> None:
         for array in self._tt:
             array[:] = 0
         self._killers[:] = -1
+        self._history[:] = 0
+
+    def _prepare(self, state: Any) -> None:
+        """Use the game of ``state``; a timed agent new to it compiles the search before any clock runs (also when
+        its ``time`` was set after it was built)."""
+        game = game_of(state)
+        self._use_game(game)
+        if self.time is not None and game.name not in self._compiled:
+            self._compile(state)
+
+    def _compile(self, state: Any) -> None:
+        """Compile the search for the game of ``state`` (or load it from numba's cache) with a depth-2 search of it,
+        whose traces in the tables are then forgotten."""
+        root = kn.root_of(state)
+        counters = np.zeros(NUM_COUNTERS, dtype=np.int64)
+        counters[NODE_LIMIT] = NO_NODE_LIMIT
+        self._negamax(root, root.env(self._scratch, *self._path), 2, counters)
+        self._forget()
+        self._compiled.add(game_of(state).name)
 
     def reset(self, seed: int | None = None) -> None:
         """Forget the transposition table, killers and history (a new game); re-seed the tie-breaks if given."""
         if check_seed(seed) is not None:
             self._seed = seed
-        for array in self._tt:
-            array[:] = 0
-        self._killers[:] = -1
+        self._forget()
         self._tie_rng = np.random.default_rng(self._seed)
-        self._history[:] = 0
 
     def act(self, state: Any) -> int:
         """The best move found for the player to move in ``state`` (a State of any game)."""
         if state.is_terminal:
             raise ValueError("the game is over: there is no move to play")
-        root = kn.root_of(state)
-        self._use_game(root.kernels)
+        self._prepare(state)
         legal = state.legal_actions()
         if len(legal) == 1:
             self.last_search = {"depth": 0, "nodes": 0, "value": 0, "seconds": 0.0}
@@ -415,37 +481,25 @@ class AlphaBetaAgent:
         # Small random history values order otherwise equal moves, i.e. break ties, reproducibly under a seed.
         self._history //= 4
         self._history += self._tie_rng.integers(0, 4, size=self._history.shape)
-        return self.search(state, root)
+        return self.search(state)
 
-    def search(self, state: Any, root: kn.Root | None = None) -> int:
-        """Iterative deepening from ``state`` (``root``: its :func:`agents.kernels.root_of`); returns the best move
-        and records :attr:`last_search`."""
+    def search(self, state: Any) -> int:
+        """Iterative deepening from ``state``; returns the best move and records :attr:`last_search`."""
+        self._prepare(state)
         start = time.perf_counter()
-        if root is None:
-            root = kn.root_of(state)
-            self._use_game(root.kernels)
+        deadline = None if self.time is None else start + self.time
+        root = kn.root_of(state)
         env = root.env(self._scratch, *self._path)
-        counters = np.zeros(5, dtype=np.int64)
+        counters = np.zeros(NUM_COUNTERS, dtype=np.int64)
         max_depth = self.depth or MAX_DEPTH
         best_move, best_value, done_depth, total_nodes = -1, 0, 0, 0
         for depth in range(1, max_depth + 1):
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
             counters[:] = 0
-            counters[NODE_LIMIT] = np.iinfo(np.int64).max
-            if self.time is not None:
-                remaining = self.time - (time.perf_counter() - start)
-                if remaining <= 0:
-                    break
-                counters[NODE_LIMIT] = max(1000, int(remaining * self._node_rate))
-            iteration_start = time.perf_counter()
-            value = negamax(
-                root.board, root.stores, root.player, root.ply, root.max_plies, depth, self._keys, self._tt,
-                self._killers, self._history, self._work, counters, env,
-            )  # fmt: skip
-            elapsed = time.perf_counter() - iteration_start
+            value = self._iteration(root, env, depth, counters, deadline)
             total_nodes += int(counters[NODES])
-            if elapsed > 0.01:
-                self._node_rate = counters[NODES] / elapsed
-            if counters[ABORTED]:
+            if counters[PAUSED]:  # out of time
                 # The previous principal move is searched first, so a completed root move at least matches it.
                 if counters[ROOT_DONE]:
                     best_move = int(counters[ROOT_MOVE])
@@ -458,3 +512,29 @@ class AlphaBetaAgent:
         seconds = time.perf_counter() - start
         self.last_search = {"depth": done_depth, "nodes": total_nodes, "value": best_value, "seconds": seconds}
         return best_move
+
+    def _iteration(self, root: kn.Root, env: Any, depth: int, counters: np.ndarray, deadline: float | None) -> int:
+        """One iteration of iterative deepening. Under a ``deadline`` it runs in slices of about
+        :data:`SLICE_SECONDS`, each given the nodes the rate measured on the slices before allows, the clock read
+        between them, so that a slow or loaded machine (or a compile) costs at most one slice over the budget; it
+        stops paused when the deadline passes."""
+        if deadline is None:
+            counters[NODE_LIMIT] = NO_NODE_LIMIT
+            return self._negamax(root, env, depth, counters)
+        while True:
+            start = time.perf_counter()
+            before = int(counters[NODES])
+            nodes = int(self._node_rate * min(deadline - start, SLICE_SECONDS))
+            counters[NODE_LIMIT] = before + max(MIN_SLICE_NODES, nodes)
+            value = self._negamax(root, env, depth, counters)
+            end = time.perf_counter()
+            if counters[NODES] - before >= MIN_SLICE_NODES:
+                self._node_rate = (counters[NODES] - before) / (end - start)
+            if not counters[PAUSED] or end >= deadline:
+                return value
+
+    def _negamax(self, root: kn.Root, env: Any, depth: int, counters: np.ndarray) -> int:
+        return negamax(
+            root.board, root.stores, root.player, root.ply, root.max_plies, depth, self._keys, self._tt,
+            self._killers, self._history, self._work, counters, env, self._evaluation,
+        )  # fmt: skip

@@ -24,8 +24,7 @@ from numba import njit
 
 from agents import kernels as kn
 from agents.base import check_positive, check_seed, spec_name
-from awale_env.core import awale16 as a16
-from awale_env.core import oware as ow
+from awale_env.kernels.rng import make_rng, random_below
 
 DEFAULT_SIMULATIONS = 1000
 DEFAULT_C = 0.4  # tuned in round robins at 2,000 simulations: 0.4 beat 0.25, 0.7, 1.0, 1.4 and 2.5
@@ -50,7 +49,7 @@ def _expand(tree, node, used, env, board, player, rng, moves):
     if used + n > parent.size:
         return used
     for i in range(n - 1, 0, -1):  # Fisher-Yates with the core generator
-        j = a16.random_below(rng, i + 1)
+        j = random_below(rng, i + 1)
         moves[i], moves[j] = moves[j], moves[i]
     first_child[node] = used
     n_children[node] = n
@@ -155,15 +154,13 @@ def compact_subtree(tree, new_root, out):
 
 
 def _key_set_for(root: kn.Root) -> np.ndarray:
-    """An empty Oware key set with room for the root's keys and every ply left (a game without a ply limit may
-    make it grow); a placeholder for the other games."""
-    if root.kernels.env_type is not kn.OwareEnv:
-        return np.zeros(1, dtype=np.int64)
+    """An empty repetition set (the game's ``new_key_set``) with room for the root's keys and every ply left (a game
+    without a ply limit may make it grow); a placeholder for a game without a repetition rule."""
     plies = root.max_plies - root.ply if root.max_plies != kn.NO_LIMIT else 1024
     capacity = 16
     while capacity < 2 * (root.keys.shape[0] + plies + 2):
         capacity *= 2
-    return ow.key_set_new(capacity)
+    return root.kernels.new_key_set(capacity)
 
 
 class MCTSAgent:
@@ -196,7 +193,7 @@ class MCTSAgent:
         if check_seed(seed) is not None:
             self._seed = seed
         entropy = self._seed if self._seed is not None else np.random.SeedSequence().entropy
-        self._rng = a16.make_rng(entropy)
+        self._rng = make_rng(entropy)
         self._tree = new_tree(1 << 12)
         self._used = 0
         self._root: Any = None

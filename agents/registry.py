@@ -3,14 +3,20 @@
 A spec is ``name[:key=value,...]``, e.g. ``alphabeta:depth=8``, ``mcts:simulations=2000,seed=3``; a bare word is a
 flag set to true (``alphazero:pretrained``). The table maps a name to ``"module:Class"`` and its parameters, and a
 module is imported only when one of its agents is built, so torch is never loaded for the classical agents. Another
-agent joins with one line in :data:`AGENTS`.
+agent joins with one line in :data:`AGENTS`. :func:`opponent_policy` is how the Gymnasium env's opponent spec strings
+reach this registry (the ``awale_env.opponents`` entry point: ``awale_env`` never imports ``agents``).
 """
 
 from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from agents.base import game_refusal
+
+if TYPE_CHECKING:
+    from awale_env.games import Game
 
 #: Parameters every seeded agent takes.
 SEED = {"seed": (int, "random seed (reset(seed=...) re-seeds)")}
@@ -40,6 +46,7 @@ AGENTS: dict[str, AgentEntry] = {
             "depth": (int, "depth limit in plies (default 8 without a time budget)"),
             **TIME,
             "table_bits": (int, "log2 of transposition-table entries (default 20)"),
+            "eval": (str, "leaf evaluation: tuned (default, fit on self-play), score, reference (sparring partner)"),
             **SEED,
         },
     ),
@@ -72,6 +79,15 @@ AGENTS: dict[str, AgentEntry] = {
         {
             "path": (str, "checkpoint .zip written by training"),
             "pretrained": (bool, "the checkpoint shipped in the package"),
+            "deterministic": (bool, "play the most probable move (default true) or sample"),
+            **SEED,
+        },
+    ),
+    "rllib": AgentEntry(
+        "agents.rllib:RLlibAgent",
+        "a policy trained by self-play PPO with RLlib (training.rllib_ppo; needs the rllib extra)",
+        {
+            "path": (str, "checkpoint directory written by training (RUN/checkpoint)"),
             "deterministic": (bool, "play the most probable move (default true) or sample"),
             **SEED,
         },
@@ -153,3 +169,13 @@ def make(spec: str, **overrides: Any) -> Any:
         return cls(**kwargs)
     except (TypeError, ValueError) as error:
         raise AgentSpecError(f"bad agent spec {spec!r}: {error}") from error
+
+
+def opponent_policy(spec: str, game: Game) -> Any:
+    """The agent a Gymnasium env of ``game`` plays against for the spec string ``opponent=spec``; AgentSpecError for a
+    bad spec or an agent that does not play ``game``. Installed as the ``awale_env.opponents`` entry point."""
+    agent = make(spec)
+    refusal = game_refusal(agent, spec, game.name)
+    if refusal is not None:
+        raise AgentSpecError(refusal)
+    return agent

@@ -1,15 +1,35 @@
-"""awale_env: the two-colour, 16-hole Awale for reinforcement learning, with Oware and Hawalis beside it.
+"""awale_env: mancala games for reinforcement learning, the two-colour, 16-hole Awale first among them.
 
-``State`` is the rules engine of the two-colour Awale, the default game of every environment, agent and trainer;
-moves are action indices 0-31 (``2 * (hole - 1) + colour``) or strings like ``"14B"``. The other games live in
-:mod:`awale_env.games` (``GAMES``, ``get_game``; ``from awale_env.games import oware, hawalis``).
+``State`` is the rules engine of the default game (the two-colour Awale), the game of every environment, agent and
+trainer unless told otherwise; its moves are action indices 0-31 (``2 * (hole - 1) + colour``) or strings like
+``"14B"``. Every game is in :mod:`awale_env.games` (``GAMES``, ``get_game``). ``env()`` / ``raw_env`` (PettingZoo)
+and ``{name}_env()`` for each other game load the environments on first use; the Gymnasium and PettingZoo ids are
+registered when those libraries are imported (:mod:`awale_env.registration`), so importing this package or a
+game's compiled core alone loads neither.
 """
 
-from awale_env.env import env, hawalis_env, oware_env, raw_env
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from awale_env.kernel_cache import choose_cache_dir
+
+choose_cache_dir()  # first: where numba caches the kernels of the modules below (awale_env/kernel_cache.py)
+
 from awale_env.errors import IllegalMoveError, RecordError
-from awale_env.notation import format_move, parse_move
+from awale_env.games import DEFAULT_GAME, GAMES
 from awale_env.record import GameRecord
-from awale_env.rules import NUM_ACTIONS, State
+from awale_env.registration import register_environments
+
+_DEFAULT = GAMES[DEFAULT_GAME]
+State = _DEFAULT.state_type
+NUM_ACTIONS = _DEFAULT.num_actions
+format_move = _DEFAULT.format_move
+parse_move = _DEFAULT.parse_move
+
+#: The environments' factories, loaded from :mod:`awale_env.env` on first use.
+_ENVIRONMENTS = ("env", "raw_env", *(f"{name}_env" for name in GAMES if name != DEFAULT_GAME))
 
 __all__ = [
     "GameRecord",
@@ -17,40 +37,17 @@ __all__ = [
     "NUM_ACTIONS",
     "RecordError",
     "State",
-    "env",
     "format_move",
-    "hawalis_env",
-    "oware_env",
     "parse_move",
-    "raw_env",
+    *_ENVIRONMENTS,
 ]
 __version__ = "0.1.0"
 
 
-def _register_environments() -> None:
-    """Register the Gymnasium and PettingZoo environments of every game by entry-point strings: nothing is built or
-    compiled until ``gymnasium.make`` / ``pettingzoo.make`` is called."""
-    import gymnasium
-    import pettingzoo
-
-    if "awale_env/Awale-v0" not in gymnasium.registry:
-        gymnasium.register(
-            id="awale_env/Awale-v0",
-            entry_point="awale_env.gym_env:AwaleEnv",
-            vector_entry_point="awale_env.vector:AwaleVectorEnv",
-        )
-    for title in ("Oware", "Hawalis"):
-        if f"awale_env/{title}-v0" not in gymnasium.registry:
-            gymnasium.register(
-                id=f"awale_env/{title}-v0",
-                entry_point="awale_env.gym_env:AwaleEnv",
-                vector_entry_point="awale_env.vector:AwaleVectorEnv",
-                kwargs={"game": title.lower()},
-            )
-    aec_registry = pettingzoo.env_registry.registration.aec_registry
-    for name, factory in (("awale", "env"), ("oware", "oware_env"), ("hawalis", "hawalis_env")):
-        if f"awale_env/{name}-v0" not in aec_registry:
-            pettingzoo.register("aec", f"awale_env/{name}-v0", entry_point=f"awale_env.env:{factory}")
+def __getattr__(name: str) -> Any:
+    if name in _ENVIRONMENTS:  # loaded here: the environments import gymnasium and pettingzoo
+        return getattr(importlib.import_module("awale_env.env"), name)
+    raise AttributeError(f"module 'awale_env' has no attribute {name!r}")
 
 
-_register_environments()
+register_environments()

@@ -1,54 +1,66 @@
-"""Many games of one kind held in arrays, with the compiled kernels that step them: what
+"""Many games of one kind held in arrays, with the kernels that step them: what
 :class:`awale_env.vector.AwaleVectorEnv` drives, the same way for every game.
 
-Each game of the toolkit has a :class:`BatchedGames` class here that passes its arrays to its own kernels
-(:mod:`awale_env.core.batch` for the two-colour Awale, :mod:`awale_env.core.batch_oware`,
-:mod:`awale_env.core.batch_hawalis`); :func:`batched_games` picks it by the game's name. Every game codes a live game
-as status 0 and an illegal action as the status after its end reasons (:data:`awale_env.core.batch.ILLEGAL`).
+A game's ``batch`` module holds its compiled :class:`BatchedGames` (``Game.batched`` picks it); a game without one
+runs in :class:`StateBatchedGames`, the same arrays kept by its State API in Python (slower, but any registered game
+plays in the vector env). Every game codes a live game as status 0 and an illegal action as the status after its
+end reasons, ``len(game.end_reasons)``.
 """
 
 from __future__ import annotations
 
+import importlib
+import warnings
 from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
 
-from awale_env.core import awale16, batch, batch_hawalis, batch_oware
-from awale_env.core import hawalis as hawalis_core
-from awale_env.core import oware as oware_core
-from awale_env.games import Game, get_game, hawalis, oware
-from awale_env.rules import State as Awale16State
+from awale_env.games import Game, get_game
+from awale_env.kernels.batch import ONGOING, RANDOM_SEAT, SCORE_DIFF
+from awale_env.kernels.rng import next_random, random_below
 
-#: The status of a live game, in every game.
-ONGOING = 0
+__all__ = ["ONGOING", "BatchedGames", "StateBatchedGames", "batched_games", "move_reward"]
+
+
+def move_reward(reward_mode: int, game: Game, before: Any, after: Any) -> float:
+    """The reward of the player who moved from State ``before`` to ``after``; the other player's is its negative.
+
+    ``win_loss``: the mover's return (+1 / -1 / 0) once the game is over, 0 before. ``score_diff``: the change of the
+    mover's store lead over the move / ``game.total_seeds``, so a game adds up to the final store difference / total
+    seeds (seeds collected at the end count too). Every environment pays these (the compiled batches the same).
+    """
+    mover = before.to_move
+    if reward_mode == SCORE_DIFF:
+        old, new = before.stores, after.stores
+        return ((new[mover] - new[1 - mover]) - (old[mover] - old[1 - mover])) / game.total_seeds
+    return after.returns()[mover] if after.is_terminal else 0.0
 
 
 class BatchedGames(ABC):
-    """``n`` games of ``game`` with a ply limit and a reward scheme (:data:`awale_env.core.batch.REWARD_MODES` code).
+    """``n`` games of ``game`` with a ply limit and a reward scheme (:data:`awale_env.kernels.batch.REWARD_MODES`
+    code).
 
     ``board`` (n x the game's board size), ``player`` (to move), ``ply`` and ``status`` are the games' arrays;
     ``outcomes[status]`` names a status. The kernels' arguments that say how to step (autoreset, learner seats,
     random generators ``rngs``: uint64[n, 1]) and where to write (observations, masks, rewards) are the vector env's.
     """
 
-    game: Game
-
-    def __init__(self, n: int, max_plies: int | None, reward_mode: int, options: dict[str, Any]) -> None:
-        self.game.check_options(options, rule_flags_only=True)
-        self.initial_state = self.game.initial(max_plies=max_plies, **options)  # checks the options' values
-        self.max_plies = max_plies
-        self.limit = 0 if max_plies is None else int(max_plies)  # every game's kernels read 0 as no limit
-        self.reward_mode = reward_mode
-        self.outcomes = (*self.end_reasons, "illegal_action")
-        if len(self.outcomes) != batch.ILLEGAL + 1:
-            raise RuntimeError(f"{self.game.name}'s end reasons do not leave status {batch.ILLEGAL} to illegal actions")
-
-    end_reasons: tuple[str | None, ...]
     board: np.ndarray
     player: np.ndarray
     ply: np.ndarray
     status: np.ndarray
+
+    def __init__(self, game: Game, n: int, max_plies: int | None, reward_mode: int, options: dict[str, Any]) -> None:
+        game.check_options(options, rule_flags_only=True)
+        self.game = game
+        self.initial_state = game.initial(max_plies=max_plies, **options)  # checks the options' values
+        self.options = options
+        self.max_plies = max_plies
+        self.limit = 0 if max_plies is None else int(max_plies)  # every game's kernels read 0 as no limit
+        self.reward_mode = reward_mode
+        self.outcomes = (*game.end_reasons, "illegal_action")
+        self.illegal = len(game.end_reasons)
 
     @abstractmethod
     def reset(self, vs_random: bool, learner: np.ndarray, seat_mode: int, rngs: np.ndarray, which: np.ndarray,
@@ -58,12 +70,14 @@ class BatchedGames(ABC):
 
     @abstractmethod
     def step_self_play(self, rngs: np.ndarray, same_step: bool, *outputs: np.ndarray) -> None:
-        """One move in every game for the side to move (outputs as :func:`awale_env.core.batch.step_self_play`)."""
+        """One move in every game for the side to move (outputs as the two-colour game's
+        :func:`~awale_env.games.awale16.batch.step_self_play`)."""
 
     @abstractmethod
     def step_vs_random(self, same_step: bool, learner: np.ndarray, seat_mode: int, rngs: np.ndarray,
                        *outputs: np.ndarray) -> None:  # fmt: skip
-        """One learner move and the random reply in every game (as :func:`awale_env.core.batch.step_vs_random`)."""
+        """One learner move and the random reply in every game (as the two-colour game's
+        :func:`~awale_env.games.awale16.batch.step_vs_random`)."""
 
     @abstractmethod
     def start(self, i: int, rngs: np.ndarray) -> None:
@@ -71,8 +85,8 @@ class BatchedGames(ABC):
 
     @abstractmethod
     def play(self, i: int, action: int) -> float:
-        """Play ``action`` for the side to move in game ``i``; return the mover's reward (-1 and status ILLEGAL for
-        an illegal action, the position left as it was)."""
+        """Play ``action`` for the side to move in game ``i``; return the mover's reward (-1 and status
+        ``len(game.end_reasons)`` for an illegal action, the position left as it was)."""
 
     @abstractmethod
     def view(self, i: int, viewer: int, obs: np.ndarray, masks: np.ndarray) -> None:
@@ -88,153 +102,129 @@ class BatchedGames(ABC):
         repetition set, starts afresh)."""
 
 
-class Awale16Games(BatchedGames):
-    """The two-colour Awale: :mod:`awale_env.core.batch`."""
+class StateBatchedGames(BatchedGames):
+    """Any game's batch kept as a list of its States, stepped in Python through the State API with the rewards and
+    autoreset of the compiled batches: what a game without a ``batch`` module runs in. ``board`` holds each game's
+    observation from player 0's side (the State API has no common board layout)."""
 
-    game = get_game("awale16")
-    end_reasons = awale16.END_REASONS
-
-    def __init__(self, n: int, max_plies: int | None, reward_mode: int, options: dict[str, Any]) -> None:
-        super().__init__(n, max_plies, reward_mode, options)
-        self.board = np.zeros((n, awale16.NUM_ACTIONS), dtype=awale16.SEED_DTYPE)
-        self.store_array = np.zeros((n, 2), dtype=awale16.STORE_DTYPE)
+    def __init__(self, game: Game, n: int, max_plies: int | None, reward_mode: int, options: dict[str, Any]) -> None:
+        super().__init__(game, n, max_plies, reward_mode, options)
+        self.states = [self.initial_state] * n
+        self.board = np.zeros((n, game.obs_size), dtype=np.float32)
         self.player = np.zeros(n, dtype=np.int64)
         self.ply = np.zeros(n, dtype=np.int64)
         self.status = np.zeros(n, dtype=np.int64)
-        self.arrays = (self.board, self.store_array, self.player, self.ply, self.status)
+
+    def _set(self, i: int, state: Any) -> None:
+        self.states[i] = state
+        self.board[i] = state.observation_tensor(0)
+        self.player[i] = state.to_move
+        self.ply[i] = state.ply
+        self.status[i] = self.game.end_reasons.index(state.end_reason)
+
+    def start(self, i: int, rngs: np.ndarray) -> None:
+        seed = int(next_random(rngs[i]))
+        self._set(i, self.game.initial(max_plies=self.max_plies, seed=seed, **self.options))
+
+    def play(self, i: int, action: int) -> float:
+        before = self.states[i]
+        if not before.is_legal(action):
+            self.status[i] = self.illegal
+            return -1.0
+        after = before.play(int(action))
+        self._set(i, after)
+        return move_reward(self.reward_mode, self.game, before, after)
+
+    def view(self, i: int, viewer: int, obs: np.ndarray, masks: np.ndarray) -> None:
+        state = self.states[i]
+        obs[i] = state.observation_tensor(viewer)
+        if self.status[i] == ONGOING and state.to_move == viewer:
+            masks[i] = state.legal_mask()
+        else:
+            masks[i] = False
+
+    def stores(self, i: int) -> tuple[int, int]:
+        return self.states[i].stores
+
+    def state(self, i: int) -> Any:
+        return self.states[i]
+
+    def _random_move(self, i: int, rngs: np.ndarray) -> float:
+        legal = self.states[i].legal_actions()
+        return self.play(i, legal[random_below(rngs[i], len(legal))])
+
+    def _start_vs_random(self, i: int, learner: np.ndarray, seat_mode: int, rngs: np.ndarray) -> None:
+        self.start(i, rngs)
+        learner[i] = random_below(rngs[i], 2) if seat_mode == RANDOM_SEAT else seat_mode
+        while self.status[i] == ONGOING and self.player[i] != learner[i]:
+            self._random_move(i, rngs)
 
     def reset(self, vs_random: bool, learner: np.ndarray, seat_mode: int, rngs: np.ndarray, which: np.ndarray,
               obs: np.ndarray, masks: np.ndarray) -> None:  # fmt: skip
-        batch.reset_games(*self.arrays, self.limit, self.reward_mode, vs_random, learner, seat_mode, rngs, which, obs,
-                          masks)  # fmt: skip
+        for i in range(len(self.states)):
+            if which[i]:
+                if vs_random:
+                    self._start_vs_random(i, learner, seat_mode, rngs)
+                else:
+                    self.start(i, rngs)
+            self.view(i, int(learner[i]) if vs_random else int(self.player[i]), obs, masks)
 
-    def step_self_play(self, rngs: np.ndarray, same_step: bool, *outputs: np.ndarray) -> None:
-        batch.step_self_play(*self.arrays, self.limit, self.reward_mode, same_step, *outputs)
-
-    def step_vs_random(self, same_step: bool, learner: np.ndarray, seat_mode: int, rngs: np.ndarray,
-                       *outputs: np.ndarray) -> None:  # fmt: skip
-        batch.step_vs_random(*self.arrays, self.limit, self.reward_mode, same_step, learner, seat_mode, rngs, *outputs)
-
-    def start(self, i: int, rngs: np.ndarray) -> None:
-        batch.restart(*self.arrays, i)
-
-    def play(self, i: int, action: int) -> float:
-        return batch.play(*self.arrays, self.limit, self.reward_mode, i, action)
-
-    def view(self, i: int, viewer: int, obs: np.ndarray, masks: np.ndarray) -> None:
-        batch.write_view(*self.arrays, self.limit, i, viewer, obs, masks)
-
-    def stores(self, i: int) -> tuple[int, int]:
-        return int(self.store_array[i, 0]), int(self.store_array[i, 1])
-
-    def state(self, i: int) -> Awale16State:
-        seeds = self.board[i]
-        return Awale16State.from_position(
-            seeds[0::2].tolist(), seeds[1::2].tolist(), self.stores(i), int(self.player[i]), int(self.ply[i]),
-            self.max_plies,
-        )  # fmt: skip
-
-
-class OwareGames(BatchedGames):
-    """Oware: :mod:`awale_env.core.batch_oware`, each game with its fixed-size repetition set (so a ply limit is
-    needed: it bounds the positions since the last capture)."""
-
-    game = get_game("oware")
-    end_reasons = oware_core.END_REASONS
-
-    def __init__(self, n: int, max_plies: int | None, reward_mode: int, options: dict[str, Any]) -> None:
-        if max_plies is None:
-            raise ValueError("the batched Oware games need a ply limit (max_plies) to size their repetition sets")
-        super().__init__(n, max_plies, reward_mode, options)
-        self.rules: oware.Rules = self.initial_state.rules
-        first = self.rules.first_player
-        self.first_code = batch_oware.RANDOM_FIRST if first == "random" else int(first)
-        self.arrays = batch_oware.new_games(n, self.limit)
-        self.board, self.store_array, self.player, self.ply, self.status = self.arrays[:5]
-        self.scalars = (self.limit, self.reward_mode, self.rules.code, self.first_code)
-
-    def reset(self, vs_random: bool, learner: np.ndarray, seat_mode: int, rngs: np.ndarray, which: np.ndarray,
-              obs: np.ndarray, masks: np.ndarray) -> None:  # fmt: skip
-        batch_oware.reset_games(*self.arrays, *self.scalars, vs_random, learner, seat_mode, rngs, which, obs, masks)
-
-    def step_self_play(self, rngs: np.ndarray, same_step: bool, *outputs: np.ndarray) -> None:
-        batch_oware.step_self_play(*self.arrays, *self.scalars, rngs, same_step, *outputs)
+    def step_self_play(self, rngs: np.ndarray, same_step: bool, actions: np.ndarray, rewards: np.ndarray,
+                       outcome: np.ndarray, mover: np.ndarray, end_stores: np.ndarray, obs: np.ndarray,
+                       masks: np.ndarray, final_obs: np.ndarray, final_masks: np.ndarray) -> None:  # fmt: skip
+        for i in range(len(self.states)):
+            if self.status[i] != ONGOING:
+                self.start(i, rngs)
+                rewards[i], outcome[i], mover[i] = 0.0, ONGOING, -1
+            else:
+                mover[i] = self.player[i]
+                rewards[i] = self.play(i, int(actions[i]))
+                outcome[i] = self.status[i]
+                if self.status[i] != ONGOING:
+                    end_stores[i] = self.stores(i)
+                    if same_step:
+                        self.view(i, int(self.player[i]), final_obs, final_masks)
+                        self.start(i, rngs)
+            self.view(i, int(self.player[i]), obs, masks)
 
     def step_vs_random(self, same_step: bool, learner: np.ndarray, seat_mode: int, rngs: np.ndarray,
-                       *outputs: np.ndarray) -> None:  # fmt: skip
-        batch_oware.step_vs_random(*self.arrays, *self.scalars, same_step, learner, seat_mode, rngs, *outputs)
-
-    def start(self, i: int, rngs: np.ndarray) -> None:
-        batch_oware.start(*self.arrays, *self.scalars, rngs, i)
-
-    def play(self, i: int, action: int) -> float:
-        return batch_oware.play(*self.arrays, *self.scalars, i, action)
-
-    def view(self, i: int, viewer: int, obs: np.ndarray, masks: np.ndarray) -> None:
-        batch_oware.view(*self.arrays, *self.scalars, i, viewer, obs, masks)
-
-    def stores(self, i: int) -> tuple[int, int]:
-        return int(self.store_array[i, 0]), int(self.store_array[i, 1])
-
-    def state(self, i: int) -> oware.State:
-        return oware.State.from_position(
-            self.board[i].tolist(), self.stores(i), int(self.player[i]), int(self.ply[i]), self.rules, self.max_plies
-        )
-
-
-class HawalisGames(BatchedGames):
-    """Hawalis: :mod:`awale_env.core.batch_hawalis` (the stores are the captured seeds, read off the board)."""
-
-    game = get_game("hawalis")
-    end_reasons = hawalis_core.END_REASONS
-
-    def __init__(self, n: int, max_plies: int | None, reward_mode: int, options: dict[str, Any]) -> None:
-        super().__init__(n, max_plies, reward_mode, options)
-        self.rules: hawalis.Rules = self.initial_state.rules
-        first = self.rules.first_player
-        self.first_code = batch_hawalis.RANDOM_FIRST if first == "random" else int(first)
-        self.arrays = batch_hawalis.new_games(n)
-        self.board, self.player, self.ply, self.status = self.arrays[:4]
-        self.scalars = (self.limit, self.reward_mode, self.rules.endless_code, self.first_code)
-        self._scratch = hawalis_core.new_scratch()
-
-    def reset(self, vs_random: bool, learner: np.ndarray, seat_mode: int, rngs: np.ndarray, which: np.ndarray,
-              obs: np.ndarray, masks: np.ndarray) -> None:  # fmt: skip
-        batch_hawalis.reset_games(*self.arrays, *self.scalars, vs_random, learner, seat_mode, rngs, which, obs, masks)
-
-    def step_self_play(self, rngs: np.ndarray, same_step: bool, *outputs: np.ndarray) -> None:
-        batch_hawalis.step_self_play(*self.arrays, *self.scalars, rngs, same_step, *outputs)
-
-    def step_vs_random(self, same_step: bool, learner: np.ndarray, seat_mode: int, rngs: np.ndarray,
-                       *outputs: np.ndarray) -> None:  # fmt: skip
-        batch_hawalis.step_vs_random(*self.arrays, *self.scalars, same_step, learner, seat_mode, rngs, *outputs)
-
-    def start(self, i: int, rngs: np.ndarray) -> None:
-        batch_hawalis.start(*self.arrays, *self.scalars, rngs, self._scratch, i)
-
-    def play(self, i: int, action: int) -> float:
-        return batch_hawalis.play(*self.arrays, *self.scalars, self._scratch, i, action)
-
-    def view(self, i: int, viewer: int, obs: np.ndarray, masks: np.ndarray) -> None:
-        batch_hawalis.view(*self.arrays, *self.scalars, i, viewer, obs, masks)
-
-    def stores(self, i: int) -> tuple[int, int]:
-        return (batch_hawalis.captured(self.board, i, 0), batch_hawalis.captured(self.board, i, 1))
-
-    def state(self, i: int) -> hawalis.State:
-        side = hawalis_core.SIDE
-        board = self.board[i].tolist()
-        flags = {"first_player": self.rules.first_player, "endless_move": self.rules.endless_move}
-        return hawalis.State.from_position(
-            board[:side], board[side:], int(self.player[i]), int(self.ply[i]), max_plies=self.max_plies, **flags
-        )
-
-
-_BATCHED = {cls.game.name: cls for cls in (Awale16Games, OwareGames, HawalisGames)}
+                       actions: np.ndarray, rewards: np.ndarray, outcome: np.ndarray, end_stores: np.ndarray,
+                       obs: np.ndarray, masks: np.ndarray, final_obs: np.ndarray,
+                       final_masks: np.ndarray) -> None:  # fmt: skip
+        for i in range(len(self.states)):
+            if self.status[i] != ONGOING:
+                self._start_vs_random(i, learner, seat_mode, rngs)
+                rewards[i], outcome[i] = 0.0, ONGOING
+            else:
+                reward = self.play(i, int(actions[i]))
+                while self.status[i] == ONGOING and self.player[i] != learner[i]:
+                    reward -= self._random_move(i, rngs)
+                rewards[i] = reward
+                outcome[i] = self.status[i]
+                if self.status[i] != ONGOING:
+                    end_stores[i] = self.stores(i)
+                    if same_step:
+                        self.view(i, int(learner[i]), final_obs, final_masks)
+                        self._start_vs_random(i, learner, seat_mode, rngs)
+            self.view(i, int(learner[i]), obs, masks)
 
 
 def batched_games(
     game: str | Game, n: int, max_plies: int | None, reward_mode: int, options: dict[str, Any]
 ) -> BatchedGames:
     """``n`` games of ``game`` in arrays (the game's rule flags in ``options``), not started yet."""
-    return _BATCHED[get_game(game).name](n, max_plies, reward_mode, options)
+    return get_game(game).batched(n, max_plies, reward_mode, options)
+
+
+def __getattr__(name: str) -> type:
+    """The games' batch classes that lived here, with a DeprecationWarning: each game's ``batch`` module holds its
+    own (``Game.batched`` builds it)."""
+    moved = {"Awale16Games": "awale16", "OwareGames": "oware", "HawalisGames": "hawalis"}
+    if name not in moved:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(
+        f"awale_env.batched.{name} is deprecated: use awale_env.games.{moved[name]}.batch.{name} or Game.batched",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(importlib.import_module(f"awale_env.games.{moved[name]}.batch"), name)

@@ -1,14 +1,21 @@
 """PettingZoo AEC environment of any game of the toolkit, built like PettingZoo's classic board games.
 
-``awale_env.env()`` is the wrapped environment of the two-colour Awale (illegal moves lose with -1, out-of-range
-actions assert, calls are checked for order), ``awale_env.oware_env()`` and ``awale_env.hawalis_env()`` the same
-for the other games, ``awale_env.raw_env`` the bare one (``game=`` chooses). ``pettingzoo.make("aec", id)`` builds
-the wrapped ones too, ids ``awale_env/awale-v0``, ``awale_env/oware-v0`` and ``awale_env/hawalis-v0``.
+``awale_env.env()`` is the wrapped environment of the default game (illegal moves lose with -1, out-of-range
+actions assert, calls are checked for order), ``awale_env.{name}_env()`` the same for each other registered game,
+``awale_env.raw_env`` the bare one (``game=`` chooses). ``pettingzoo.make("aec", id)`` builds the wrapped ones too,
+ids ``awale_env/{game.title.lower()}-v0`` (:mod:`awale_env.registration`).
+
+``awale_env.env`` names both this module and its factory :func:`env`: the module is callable as :func:`env`, so that
+``awale_env.env(...)`` builds an environment whichever of the two the name holds (the import system sets it to the
+module when the module is first imported by its path).
 """
 
 from __future__ import annotations
 
 import random
+import sys
+import types
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -17,10 +24,10 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from awale_env import render as board_render
-from awale_env.games import DEFAULT_GAME, Game, get_game
+from awale_env.batched import move_reward
+from awale_env.games import DEFAULT_GAME, GAMES, Game, get_game
 from awale_env.games.base import GAME_DEFAULT
-from awale_env.gym_env import RENDER_FPS, RENDER_MODES, check_options, move_reward
+from awale_env.gym_env import RENDER_FPS, RENDER_MODES, check_action, check_options, render_frame
 
 AGENTS = ("player_0", "player_1")
 
@@ -89,31 +96,40 @@ def env(**kwargs: Any) -> AECEnv:
     return OrderEnforcingWrapper(aec)
 
 
-def oware_env(**kwargs: Any) -> AECEnv:
-    """:func:`env` for Oware (``preset="texts"`` or ``"openspiel"`` and the rule flags of docs/rules_oware.md);
-    registered as ``awale_env/oware-v0``."""
-    return env(game="oware", **kwargs)
+def game_env(name: str) -> Callable[..., AECEnv]:
+    """:func:`env` for the registered game ``name`` (its rule flags as keyword arguments): ``awale_env.{name}_env``."""
+    game = get_game(name)
+
+    def make(**kwargs: Any) -> AECEnv:
+        return env(game=game.name, **kwargs)
+
+    make.__name__ = make.__qualname__ = f"{game.name}_env"
+    make.__doc__ = f":func:`env` for {game.title}, whose rule flags are {', '.join(game.rule_options) or 'none'}."
+    return make
 
 
-def hawalis_env(**kwargs: Any) -> AECEnv:
-    """:func:`env` for Hawalis (rule flags ``first_player``, ``endless_move``); registered as
-    ``awale_env/hawalis-v0``."""
-    return env(game="hawalis", **kwargs)
+def __getattr__(name: str) -> Callable[..., AECEnv]:
+    """``{name}_env`` for each registered game but the default one (whose factory is :func:`env`)."""
+    game = name.removesuffix("_env")
+    if name.endswith("_env") and game in GAMES and game != DEFAULT_GAME:
+        return game_env(game)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ActionSpace(spaces.Discrete):
     """``Discrete(n)`` whose ``contains`` answers plain ints at once: the wrappers check every action with it, and
-    Gymnasium's general version costs more than a move of this game does."""
+    Gymnasium's general version costs more than a move of this game does. A bool is no action (Gymnasium's takes
+    True for 1), as in :class:`raw_env`."""
 
     def contains(self, x: Any) -> bool:
         if type(x) is int:
             return self.start <= x < self.start + self.n
-        return super().contains(x)
+        return not isinstance(x, bool) and super().contains(x)
 
 
 class raw_env(AECEnv, EzPickle):
     """A game of the toolkit for two agents, ``player_0`` and ``player_1`` (the game's players 0 and 1), through
-    the :class:`awale_env.games.Game` protocol: ``game`` is ``"awale16"`` (default), ``"oware"`` or ``"hawalis"``.
+    the :class:`awale_env.games.Game` protocol: ``game`` is a registered game's name (default: the default game).
 
     Actions are ``Discrete(game.num_actions)``, the game's own encoding (absolute for the two-colour Awale, rule
     13; the mover's pits for Oware and Hawalis). ``observe(agent)`` returns ``{"observation": float32[obs_size],
@@ -130,7 +146,9 @@ class raw_env(AECEnv, EzPickle):
     ``"score_diff"`` pays the mover the change of its store lead over the move / ``game.total_seeds`` (the other
     agent the opposite), so a game adds up to the final store difference / total seeds. ``infos[agent]`` holds
     ``action_mask`` (as in the observation) and, at the end, ``stores`` (player_0's first) and ``end_reason``. An
-    illegal action raises :class:`awale_env.IllegalMoveError` here; :func:`env` turns it into a loss. ``game`` is
+    illegal action raises :class:`awale_env.IllegalMoveError` here; :func:`env` turns it into a loss. What is no
+    action of the space (an integer out of range, a float, a bool, a string) raises ValueError, as in the Gymnasium
+    env. ``game`` is
     the current State (named so as not to hide PettingZoo's ``state()``), ``game_spec`` the :class:`Game`.
     """
 
@@ -220,10 +238,12 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
             self._was_dead_step(action)
             return
+        if type(action) is not int or not 0 <= action < self.game_spec.num_actions:  # plain ints: no NumPy call
+            action = check_action(action, self.game_spec)
         before = self.game
         mover = before.to_move
-        self.game = state = before.play(int(action))
-        self._last_action = int(action)
+        self.game = state = before.play(action)
+        self._last_action = action
         stores = state.stores
         over = state.is_terminal
         reward = move_reward(self._reward_mode, self.game_spec, before, state)
@@ -241,7 +261,17 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def render(self) -> str | np.ndarray | None:
-        return board_render.render(self.render_mode, self.game, self._last_action)
+        return render_frame(self.render_mode, self.game, self._last_action)
 
     def close(self) -> None:
         """Nothing to release: rendering opens no window."""
+
+
+class _EnvModule(types.ModuleType):
+    """This module, callable as :func:`env` (see the module docstring)."""
+
+    def __call__(self, **kwargs: Any) -> AECEnv:
+        return env(**kwargs)
+
+
+sys.modules[__name__].__class__ = _EnvModule

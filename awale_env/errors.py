@@ -1,4 +1,4 @@
-"""Exceptions shared by the rules, the notation and game records."""
+"""Exceptions shared by the rules, the notation, game records and checkpoints."""
 
 
 class IllegalMoveError(ValueError):
@@ -7,3 +7,8 @@ class IllegalMoveError(ValueError):
 
 class RecordError(ValueError):
     """A game record that cannot be read or replayed."""
+
+
+class CheckpointError(ValueError):
+    """A file that is not a usable checkpoint: missing, truncated, corrupted, foreign, oversized, mismatched, or
+    carrying serialized Python objects (which a checkpoint never holds, since loading them could run code)."""

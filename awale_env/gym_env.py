@@ -1,46 +1,51 @@
 """Single-agent Gymnasium environment of any game: the learner plays one seat, an opponent replies inside ``step()``.
 
-Registered by ``import awale_env`` as ``awale_env/Awale-v0`` (the two-colour Awale), ``awale_env/Oware-v0`` and
-``awale_env/Hawalis-v0``. Every transition is seen from the learner's side: the observation is the board from the
-learner's point of view (the game's ``observation_tensor``; :func:`observation_box` documents the two-colour
-game's), actions are the game's own (the absolute indices of rule 13 for the two-colour Awale, the mover's pits
-for the others), and :meth:`AwaleEnv.action_masks` gives the legal ones (sb3-contrib's MaskablePPO reads it, also
-through ``SubprocVecEnv``).
+Registered as ``awale_env/{game.title}-v0`` for every registered game (``awale_env/Awale-v0`` the two-colour Awale,
+``awale_env/Oware-v0``, ...; :mod:`awale_env.registration`). Every transition is seen from the learner's side: the
+observation is the board from the learner's point of view (the game's ``observation_tensor``, within
+``Game.observation_space()``), actions are the game's own (the absolute indices of rule 13 for the two-colour Awale, the
+mover's pits for the others), and :meth:`AwaleEnv.action_masks` gives the legal ones (sb3-contrib's MaskablePPO reads
+it, also through ``SubprocVecEnv``).
 """
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from collections.abc import Callable
+from importlib.metadata import EntryPoint, entry_points
 from numbers import Integral
+from pathlib import Path
 from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from awale_env import render as board_render
-from awale_env.core.batch import REWARD_MODES, SCORE_DIFF
-from awale_env.games import AWALE16, DEFAULT_GAME, Game, get_game
+from awale_env.batched import move_reward
+from awale_env.games import DEFAULT_GAME, Game, game_of, get_game
 from awale_env.games.base import GAME_DEFAULT
+from awale_env.kernels.batch import REWARD_MODES
 
 RENDER_MODES = ["human", "ansi", "rgb_array"]
 RENDER_FPS = 2
 
 
-def observation_box() -> spaces.Box:
-    """The space of :func:`awale_env.core.awale16.observe`: float32[35], the board from the observer's side (the
-    other games': ``Game.observation_space()``).
-
-    Entries ``2 * k + c`` (k = 0..15, c = 0 red / 1 blue) hold the seeds of colour c in relative hole k divided by
-    16: relative hole k is absolute hole ``k + 1 + seat`` (wrapping 16 -> 1), so the observer's own holes are the
-    even k, in sowing order, for both seats: player 1 sees the board exactly as player 0 would see it turned back
-    by one hole (hole h + 1 -> h, stores swapped), so a position and its one-hole rotation look the same to the
-    two seats.
-    Entry 32 is the observer's store / 64, entry 33 the opponent's, entry 34 the fraction of ``max_plies`` played
-    (0 without a limit). Seed entries reach 4 (all 64 seeds of a colour in one hole, 64/16); the others stay in
-    [0, 1], so the upper bound is 4 for the 32 board entries and 1 for the last three.
-    """
-    return AWALE16.observation_space()
+def render_frame(mode: str | None, state: Any, last_action: int | None = None) -> str | np.ndarray | None:
+    """What an environment's ``render()`` returns in ``mode`` for a State of any game: the text board, the RGB
+    image, or None after printing the board (``"human"``); None with a warning when the environment was made without
+    a render mode. The drawings are the game's own (:class:`awale_env.games.Game`)."""
+    if mode is None:
+        gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'")
+        return None
+    game = game_of(state)
+    if mode == "rgb_array":
+        return game.render_rgb(state, last_action)
+    text = game.render_ansi(state, last_action)
+    if mode == "ansi":
+        return text
+    print(text)
+    return None
 
 
 def check_options(max_plies: int | None, reward: str, render_mode: str | None) -> int:
@@ -58,18 +63,15 @@ def check_options(max_plies: int | None, reward: str, render_mode: str | None) -
     return REWARD_MODES.index(reward)
 
 
-def move_reward(reward_mode: int, game: Game, before: Any, after: Any) -> float:
-    """The reward of the player who moved from State ``before`` to ``after``; the other player's is its negative.
-
-    ``win_loss``: the mover's return (+1 / -1 / 0) once the game is over, 0 before. ``score_diff``: the change of the
-    mover's store lead over the move / ``game.total_seeds``, so a game adds up to the final store difference / total
-    seeds (seeds collected at the end count too).
-    """
-    mover = before.to_move
-    if reward_mode == SCORE_DIFF:
-        old, new = before.stores, after.stores
-        return ((new[mover] - new[1 - mover]) - (old[mover] - old[1 - mover])) / game.total_seeds
-    return after.returns()[mover] if after.is_terminal else 0.0
+def check_action(action: Any, game: Game) -> int:
+    """``action`` as an int when it is one of ``game``'s actions, an integer 0..num_actions-1 (a Python or NumPy
+    integer, or a 0-d integer array); ValueError for anything else, floats, bools and digit strings included, which
+    ``int()`` would turn into a move."""
+    value = np.asarray(action)
+    n = game.num_actions
+    if value.shape != () or not np.issubdtype(value.dtype, np.integer) or not 0 <= value < n:
+        raise ValueError(f"an action is an integer 0-{n - 1} ({game.name}), got {action!r}")
+    return int(value)
 
 
 def check_seat(learner_seat: int | str) -> int | str:
@@ -81,16 +83,86 @@ def check_seat(learner_seat: int | str) -> int | str:
     raise ValueError(f"learner_seat must be 0, 1 or 'random', got {learner_seat!r}")
 
 
+#: The entry-point group that turns an opponent spec string into a policy: the ``agents`` package installs
+#: ``agents.registry:opponent_policy`` there, so this layer never imports the agents.
+OPPONENT_PROVIDERS = "awale_env.opponents"
+
+
+def resolve_opponent(spec: str, game: Game) -> Any:
+    """The policy the spec string ``spec`` names for ``game``, built by the providers installed under
+    :data:`OPPONENT_PROVIDERS` (``provider(spec, game) -> policy``), tried in name order: the first that knows the spec
+    builds it. ValueError if none does (a lone provider's own error, which names what is allowed)."""
+    providers = sorted(entry_points(group=OPPONENT_PROVIDERS), key=lambda provider: provider.name)
+    if not providers:
+        raise ValueError(
+            f"opponent {spec!r} is a spec string, but no package that builds opponents from one is installed "
+            f"(entry-point group {OPPONENT_PROVIDERS!r}, provided by agents); pass an object with act(state) -> int "
+            "or a callable state -> int"
+        )
+    errors = []
+    for provider in providers:
+        try:
+            return load_provider(provider)(spec, game)
+        except ValueError as error:
+            errors.append(error)
+    if len(errors) == 1:
+        raise errors[0]
+    raise ValueError("; ".join(f"{provider.name}: {error}" for provider, error in zip(providers, errors)))
+
+
+def imported_from(name: str) -> Path | None:
+    """The folder of the top-level package ``name`` (or the file of a module) that Python imports, None if none."""
+    module = sys.modules.get(name)
+    spec = getattr(module, "__spec__", None) if module is not None else importlib.util.find_spec(name)
+    if spec is None:
+        return None
+    if spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    return Path(spec.origin) if spec.origin else None
+
+
+def load_provider(provider: EntryPoint) -> Callable[[str, Game], Any]:
+    """The function an opponents' entry point names. A package of the same name as the provider's top-level one
+    that Python finds first (an ``agents/`` folder of the user's, in the working directory or beside their script)
+    hides it: ImportError naming that folder and the way out, instead of a failure deep in the import."""
+    top = provider.module.partition(".")[0]
+    try:
+        function = provider.load()
+    except (ImportError, AttributeError) as error:
+        place = imported_from(top)
+        inner = provider.module.split(".")[1:]
+        if (
+            place is None
+            or not inner
+            or any(place.joinpath(*inner[:-1], name).exists() for name in (f"{inner[-1]}.py", inner[-1]))
+        ):
+            raise  # the provider's own module is there: its own error
+        raise ImportError(shadowed(provider, top, place)) from error
+    place, loaded = imported_from(top), sys.modules[provider.module].__file__
+    if place is not None and loaded is not None and not Path(loaded).resolve().is_relative_to(place.resolve()):
+        raise ImportError(shadowed(provider, top, place))
+    return function
+
+
+def shadowed(provider: EntryPoint, top: str, place: Path) -> str:
+    """What to say when ``place`` hides the package ``top`` of ``provider``."""
+    owner = f" of {provider.dist.name}" if provider.dist is not None else ""
+    return (
+        f"cannot load the opponents{owner} ({provider.value}): Python imports {top!r} from {place}, which hides the "
+        f"installed package {top!r}; rename it, or run Python from another directory (or pass an opponent object "
+        f"instead of the spec string)"
+    )
+
+
 class Opponent:
     """The player inside ``step()``: an agent spec string (``"random"``, ``"greedy"``, ``"alphabeta:depth=2"``, built by
-    :func:`agents.make`; random and greedy play every game through the State API), an object with
-    ``act(state) -> int`` (and optionally ``reset(seed)``), or a callable ``f(state) -> int``."""
+    :func:`resolve_opponent`, i.e. by :func:`agents.make` when the agents are installed; random and greedy play every
+    game through the State API), an object with ``act(state) -> int`` (and optionally ``reset(seed)``), or a callable
+    ``f(state) -> int``; objects and callables are used as they are."""
 
-    def __init__(self, opponent: str | Any | Callable[[Any], int]) -> None:
+    def __init__(self, opponent: str | Any | Callable[[Any], int], game: Game) -> None:
         if isinstance(opponent, str):
-            import agents  # here, not at the top: agents imports awale_env
-
-            self.agent = agents.make(opponent)
+            self.agent = resolve_opponent(opponent, game)
             self._act = self.agent.act
         elif callable(getattr(opponent, "act", None)):
             self.agent, self._act = opponent, opponent.act
@@ -158,7 +230,7 @@ class AwaleEnv(gymnasium.Env):
         self._reward_mode = check_options(max_plies, reward, render_mode)
         self.learner_seat_option = check_seat(learner_seat)
         spec.initial(max_plies=max_plies, **options)  # checks the rule flags' values now, not at the first reset
-        self.opponent = Opponent(opponent)
+        self.opponent = Opponent(opponent, spec)
         self.game_spec = spec
         self.max_plies = max_plies
         self.reward = reward
@@ -194,7 +266,7 @@ class AwaleEnv(gymnasium.Env):
             raise RuntimeError("call reset() before step()")
         if self._over:
             raise RuntimeError("the episode is over; call reset() to start a new one")
-        action = self._check_action(action)
+        action = check_action(action, self.game_spec)
         if not self.game.is_legal(action):
             self._illegal = True
             self._last_action = action
@@ -217,20 +289,13 @@ class AwaleEnv(gymnasium.Env):
     def render(self) -> str | np.ndarray | None:
         if self.game is None:
             raise RuntimeError("call reset() before render()")
-        return board_render.render(self.render_mode, self.game, self._last_action)
+        return render_frame(self.render_mode, self.game, self._last_action)
 
     # --- internals ------------------------------------------------------------------------------------------------
 
     @property
     def _over(self) -> bool:
         return self._illegal or self.game.is_terminal
-
-    def _check_action(self, action: Any) -> int:
-        value = np.asarray(action)
-        n = self.game_spec.num_actions
-        if value.shape != () or not np.issubdtype(value.dtype, np.integer) or not 0 <= value < n:
-            raise ValueError(f"an action is an integer 0-{n - 1} ({self.game_spec.name}), got {action!r}")
-        return int(value)
 
     def _play(self, action: int) -> float:
         """Play one legal action for the side to move; return that move's reward for the learner."""

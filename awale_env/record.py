@@ -1,12 +1,16 @@
 """Game records: a game as the list of its moves, saved as plain text and replayed with validation.
 
-The text format is one header line and the moves in notation, separated by white space::
+The text format is one header line (the game's registered name, its ply limit and the rule options the game was
+played under, ``name=value`` with strings bare and other values in JSON) and the moves in the game's notation
+(``Game.format_move``), separated by white space::
 
-    awale16 max_plies=400
-    1R 14B 3r ...
+    awale16_2025 max_plies=none end_at_both_40=true
+    1R 14B 3tr ...
 
 ``max_plies=none`` means no ply limit. Lines starting with ``#`` are comments. JSON records
-(``{"game": "awale16", "max_plies": 400, "moves": ["1R", ...]}``) are read too.
+(``{"game": "awale16", "max_plies": 400, "options": {}, "moves": ["1R", ...]}``) are read too. A record replays the
+game from its starting position under those options (a game that draws its first player at random starts as its
+seed-0 position does, unless the options name the first player).
 """
 
 from __future__ import annotations
@@ -14,22 +18,33 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from awale_env.errors import IllegalMoveError, RecordError
-from awale_env.notation import format_move
-from awale_env.rules import DEFAULT_MAX_PLIES, GAME_NAME, State
+from awale_env.games import DEFAULT_GAME, GAMES, get_game
+from awale_env.games.base import GAME_DEFAULT
+from awale_env.games.validation import MAX_PLY
 
 
 @dataclass
 class GameRecord:
-    """The moves of one game from the initial position, as action indices."""
+    """The moves of one game of ``game`` (a registered name) from its starting position, as action indices;
+    ``max_plies`` ``"default"`` is the game's own limit; ``options`` the game's rule options (``Game.rule_options``)."""
 
     moves: list[int] = field(default_factory=list)
-    max_plies: int | None = DEFAULT_MAX_PLIES
+    max_plies: int | str | None = GAME_DEFAULT
+    game: str = DEFAULT_GAME
+    options: dict[str, Any] = field(default_factory=dict)
 
-    def replay(self) -> list[State]:
+    def __post_init__(self) -> None:
+        game = get_game(self.game)
+        self.game = game.name
+        self.max_plies = game.ply_limit(self.max_plies)
+        game.check_options(self.options, rule_flags_only=True)
+
+    def replay(self) -> list[Any]:
         """Every State of the game, the initial one first; RecordError names the ply of the first bad move."""
-        states = [_initial(self.max_plies)]
+        states = [_initial(self.game, self.max_plies, self.options)]
         for ply, move in enumerate(self.moves, start=1):
             try:
                 states.append(states[-1].play(move))
@@ -37,12 +52,16 @@ class GameRecord:
                 raise RecordError(f"ply {ply}: {err}") from None
         return states
 
-    def final_state(self) -> State:
+    def final_state(self) -> Any:
         return self.replay()[-1]
 
     def to_text(self) -> str:
         limit = "none" if self.max_plies is None else str(self.max_plies)
-        return f"{GAME_NAME} max_plies={limit}\n{' '.join(format_move(m) for m in self.moves)}\n"
+        options = (
+            f"{name}={value if isinstance(value, str) else json.dumps(value)}" for name, value in self.options.items()
+        )
+        moves = " ".join(map(get_game(self.game).format_move, self.moves))
+        return f"{' '.join([self.game, f'max_plies={limit}', *options])}\n{moves}\n"
 
     @classmethod
     def from_text(cls, text: str) -> GameRecord:
@@ -53,37 +72,48 @@ class GameRecord:
     def _from_plain(cls, text: str) -> GameRecord:
         lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")]
         if not lines:
-            raise RecordError("empty game record: expected a header line 'awale16 max_plies=N'")
+            raise RecordError("empty game record: expected a header line 'GAME max_plies=N'")
         header = lines[0].split()
-        if header[0] != GAME_NAME or len(header) != 2 or not header[1].startswith("max_plies="):
-            raise RecordError(f"bad record header {lines[0]!r}: expected '{GAME_NAME} max_plies=N' or 'max_plies=none'")
+        if header[0] not in GAMES or len(header) < 2 or not header[1].startswith("max_plies="):
+            raise RecordError(
+                f"bad record header {lines[0]!r}: expected 'GAME max_plies=N [OPTION=VALUE ...]' (N a number or none),"
+                f" GAME one of {', '.join(GAMES)}"
+            )
         value = header[1].removeprefix("max_plies=")
         if value == "none":
             max_plies = None
-        elif value.isdigit():
+        elif value.isascii() and value.isdigit() and len(value) <= len(str(MAX_PLY)):
             max_plies = int(value)
         else:
-            raise RecordError(f"bad max_plies {value!r} in record header: expected a positive integer or 'none'")
-        return cls._checked(" ".join(lines[1:]).split(), max_plies)
+            raise RecordError(
+                f"bad max_plies {value!r} in record header: expected a positive integer up to 2**62 or 'none'"
+            )
+        options = dict(_option(item) for item in header[2:])
+        return cls._checked(header[0], " ".join(lines[1:]).split(), max_plies, options)
 
     @classmethod
     def _from_json(cls, text: str) -> GameRecord:
         try:
             data = json.loads(text)
-        except json.JSONDecodeError as err:
+        except (ValueError, RecursionError) as err:  # a JSONDecodeError, a number of too many digits, deep nesting
             raise RecordError(f"game record is not valid JSON: {err}") from None
-        if not isinstance(data, dict) or data.get("game") != GAME_NAME or not isinstance(data.get("moves"), list):
-            raise RecordError(f"a JSON record needs 'game': '{GAME_NAME}' and a 'moves' list")
-        return cls._checked(data["moves"], data.get("max_plies", DEFAULT_MAX_PLIES))
+        game = data.get("game") if isinstance(data, dict) else None
+        if not isinstance(game, str) or game not in GAMES or not isinstance(data.get("moves"), list):
+            raise RecordError(f"a JSON record needs 'game' (one of {', '.join(GAMES)}) and a 'moves' list")
+        options = data.get("options", {})
+        if not isinstance(options, dict):
+            raise RecordError(f"a JSON record's 'options' must be an object of rule options, got {options!r}")
+        return cls._checked(data["game"], data["moves"], data.get("max_plies", GAME_DEFAULT), options)
 
     @classmethod
-    def _checked(cls, moves: list, max_plies) -> GameRecord:
+    def _checked(cls, game: str, moves: list, max_plies: Any, options: dict[str, Any]) -> GameRecord:
         """Moves as action indices, checked against the game as they are replayed."""
-        record = cls([], max_plies)
-        state = _initial(max_plies)
+        state = _initial(game, max_plies, options)
+        record = cls([], state.max_plies, game, dict(options))
+        parse = get_game(game).parse_move
         for ply, move in enumerate(moves, start=1):
             try:
-                action = state.to_action(move)
+                action = state.to_action(parse(move) if isinstance(move, str) else move)
             except IllegalMoveError as err:
                 raise RecordError(f"ply {ply}: {err}") from None
             record.moves.append(action)
@@ -91,14 +121,22 @@ class GameRecord:
         return record
 
     def to_json(self) -> str:
-        return json.dumps(
-            {"game": GAME_NAME, "max_plies": self.max_plies, "moves": [format_move(m) for m in self.moves]}
-        )
+        moves = list(map(get_game(self.game).format_move, self.moves))
+        return json.dumps({"game": self.game, "max_plies": self.max_plies, "options": self.options, "moves": moves})
 
     def save(self, path: str | Path) -> None:
-        """Write the record; a ``.json`` path gets JSON, anything else the text format."""
+        """Write the record; a ``.json`` path gets JSON, anything else the text format. The file is written whole or
+        not at all: a failed write (a full disk) raises its OSError and leaves no partial file, and an earlier
+        record at ``path`` as it was."""
         path = Path(path)
-        path.write_text(self.to_json() if path.suffix == ".json" else self.to_text())
+        text = self.to_json() if path.suffix == ".json" else self.to_text()
+        partial = path.with_name(f"{path.name}.partial")
+        try:
+            partial.write_text(text)
+            partial.replace(path)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
 
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:
@@ -109,8 +147,21 @@ class GameRecord:
         return cls.from_text(text)
 
 
-def _initial(max_plies) -> State:
+def _option(item: str) -> tuple[str, Any]:
+    """A header's ``name=value``: the value read as JSON (``true``, ``3``), else as a bare string."""
+    name, sep, value = item.partition("=")
+    if not sep or not name:
+        raise RecordError(f"bad rule option {item!r} in record header: expected NAME=VALUE")
     try:
-        return State.initial(max_plies)
+        return name, json.loads(value)
+    except (ValueError, RecursionError):
+        return name, value
+
+
+def _initial(game: str, max_plies: Any, options: dict[str, Any]) -> Any:
+    try:
+        spec = get_game(game)
+        spec.check_options(options, rule_flags_only=True)
+        return spec.initial(max_plies=spec.ply_limit(max_plies), seed=0, **options)
     except ValueError as err:
         raise RecordError(f"bad record header: {err}") from None

@@ -1,9 +1,9 @@
 """Batched Gymnasium vector environment: thousands of games stepped together in one compiled call, for any game.
 
 ``AwaleVectorEnv(num_envs)`` is what ``gymnasium.make_vec("awale_env/Awale-v0", num_envs)`` builds by default
-(``game="oware"`` / ``"hawalis"``, or the ids ``awale_env/Oware-v0`` / ``awale_env/Hawalis-v0``, for the other games:
-each game has its own compiled kernels behind :class:`awale_env.batched.BatchedGames`). It runs in one of two
-modes:
+(``game=`` a registered game's name, or its id ``awale_env/{game.title}-v0``, for the other games: each game has its
+own compiled kernels behind :class:`awale_env.batched.BatchedGames`, or the pure-Python batch on its State API). It
+runs in one of two modes:
 
 * against an opponent (default ``opponent="random"``): each game is the single-agent game of
   :class:`awale_env.gym_env.AwaleEnv` (the learner's move, then the opponent's reply, everything from the
@@ -33,11 +33,11 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from awale_env.batched import ONGOING, batched_games
-from awale_env.core import awale16 as core
-from awale_env.core import batch
 from awale_env.games import DEFAULT_GAME, Game, get_game
 from awale_env.games.base import GAME_DEFAULT
 from awale_env.gym_env import Opponent, check_options, check_seat
+from awale_env.kernels.batch import RANDOM_SEAT
+from awale_env.kernels.rng import make_rng
 
 OPPONENT_IN_STEP = "random"  # the opponent the compiled step plays itself
 
@@ -47,7 +47,7 @@ class AwaleVectorEnv(VectorEnv):
 
     Args:
         num_envs: number of games.
-        game: ``"awale16"`` (default), ``"oware"`` or ``"hawalis"``; its rule flags go in ``options``.
+        game: a registered game's name (default: the default game); its rule flags go in ``options``.
         opponent: ``"random"`` (compiled), None for self-play, or any opponent :class:`awale_env.gym_env.AwaleEnv`
             accepts (a spec string builds one agent per game; an object or callable is shared by all games).
         learner_seat: 0, 1 or ``"random"`` (drawn for every game); ignored in self-play.
@@ -98,13 +98,13 @@ class AwaleVectorEnv(VectorEnv):
         self.self_play = opponent is None
         self._compiled_opponent = isinstance(opponent, str) and opponent == OPPONENT_IN_STEP
         self._seat_option = learner_seat
-        self._seat_mode = batch.RANDOM_SEAT if learner_seat == "random" else int(learner_seat)
+        self._seat_mode = RANDOM_SEAT if learner_seat == "random" else int(learner_seat)
         if self.self_play or self._compiled_opponent:
             self.opponents: list[Opponent] = []
         elif isinstance(opponent, str):
-            self.opponents = [Opponent(opponent) for _ in range(n)]
+            self.opponents = [Opponent(opponent, spec) for _ in range(n)]
         else:
-            self.opponents = [Opponent(opponent)] * n
+            self.opponents = [Opponent(opponent, spec)] * n
         self._same_step = mode == AutoresetMode.SAME_STEP
         self._copy = copy
 
@@ -143,7 +143,7 @@ class AwaleVectorEnv(VectorEnv):
                 raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},)")
         if seed is not None or not self._started:
             for i, s in enumerate(self.np_random.integers(2**63, size=self.num_envs)):
-                self._rngs[i] = core.make_rng(int(s))
+                self._rngs[i] = make_rng(int(s))
             if self.opponents:
                 for agent, s in zip(self.opponents, self.np_random.integers(2**63, size=self.num_envs)):
                     agent.reset(int(s) if seed is not None else None)

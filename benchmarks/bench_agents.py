@@ -1,5 +1,5 @@
-"""Search speed from the initial position on one core: alpha-beta nodes/s and depth reached in 1 s, MCTS
-simulations/s.
+"""Search speed from the initial position on one core: alpha-beta nodes/s and depth reached in 1 s under each
+evaluation (``score``, the default, then the weighted ones), MCTS simulations/s.
 
 Each search has 1 s; each figure is the median of ``--repeats`` runs after a warm-up (compilation or cache load).
 Every run starts with an empty table / tree; the time of a depth-10 search is also reported (target: under 1 s).
@@ -14,13 +14,14 @@ import os
 import statistics
 
 from agents.alphabeta import AlphaBetaAgent
+from agents.evaluation import EVALUATIONS
 from agents.mcts import MCTSAgent
 from awale_env import State
 
 
-def alphabeta_run(seconds: float, seed: int) -> tuple[float, int]:
+def alphabeta_run(seconds: float, seed: int, evaluation: str = "score") -> tuple[float, int]:
     """(nodes/s, depth completed) of one timed search."""
-    agent = AlphaBetaAgent(time=seconds, seed=seed)
+    agent = AlphaBetaAgent(time=seconds, seed=seed, eval=evaluation)
     agent.act(State.initial())
     stats = agent.last_search
     return stats["nodes"] / stats["seconds"], int(stats["depth"])
@@ -45,18 +46,22 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object on the last line")
     args = parser.parse_args()
 
-    alphabeta_run(0.05, 0)  # warm-up: compile or load the cache
-    mcts_rate(0.05, 0)
-    runs = [alphabeta_run(1.0, seed) for seed in range(args.repeats)]
+    mcts_rate(0.05, 0)  # warm-up: compile or load the cache (a timed alpha-beta agent does it when built)
+    # The evaluations take turns, so that a change in the machine's load touches them alike.
+    runs = [[alphabeta_run(1.0, seed, e) for e in EVALUATIONS] for seed in range(args.repeats)]
     depth10 = [alphabeta_depth_time(10, seed) for seed in range(args.repeats)]
     mcts = [mcts_rate(1.0, seed) for seed in range(args.repeats)]
-    result = {
-        "alphabeta_nodes_per_s": statistics.median(r for r, _ in runs),
-        "alphabeta_depth_in_1s": statistics.median(d for _, d in runs),
+    result: dict[str, float] = {}
+    for i, evaluation in enumerate(EVALUATIONS):
+        suffix = "" if evaluation == "score" else f"_{evaluation}"
+        result[f"alphabeta_nodes_per_s{suffix}"] = statistics.median(run[i][0] for run in runs)
+        result[f"alphabeta_depth_in_1s{suffix}"] = statistics.median(run[i][1] for run in runs)
+    result |= {
         "alphabeta_depth10_seconds": statistics.median(depth10),
         "mcts_simulations_per_s": statistics.median(mcts),
         "repeats": args.repeats,
         "cpus": os.cpu_count(),
+        "load_average": os.getloadavg()[0],
     }
     for key, value in result.items():
         print(f"{key}: {value:,.0f}" if isinstance(value, float) and value > 100 else f"{key}: {value}")

@@ -1,9 +1,11 @@
 """Engine speed: compiled random playouts (plies/s, games/s) and the State API (play + legal_actions moves/s), for
-any game of the toolkit (``--game awale16|oware|hawalis``, default rules; awale16 by default).
+any registered game (``--game``, the default game unless told; its default rules unless ``--option`` sets a rule
+flag, e.g. ``--option endless_move=illegal``).
 
-Single thread, after a warm-up; each figure is the median of ``--repeats`` runs. Playouts use each game's compiled
-``random_playouts`` from the initial position with the game's default ply limit (400 for awale16, 1000 otherwise).
-Usage: python benchmarks/bench_engine.py [--game NAME] [--games N] [--moves N] [--repeats N] [--json]
+Single thread, after a warm-up; each figure is the median of ``--repeats`` runs. Playouts use the game's compiled
+``random_playouts`` (``Game.search``) from the initial position with the game's default ply limit.
+Usage: python benchmarks/bench_engine.py [--game NAME] [--option FLAG=VALUE ...] [--games N] [--moves N] [--repeats N]
+[--json]
 """
 
 from __future__ import annotations
@@ -17,70 +19,69 @@ from typing import Any
 
 import numpy as np
 
-from awale_env.core import awale16, hawalis, oware
-from awale_env.games import DEFAULT_GAME, GAMES, game_of, get_game
+from awale_env.games import DEFAULT_GAME, GAMES, get_game
+from awale_env.kernels.rng import make_rng
 
 
-def _playouts(state: Any, games: int, rng: np.ndarray) -> int:
-    """Total plies of ``games`` compiled random games from ``state`` (the game's own ``random_playouts``)."""
-    name, limit = game_of(state).name, state.max_plies or 0
-    if name == "awale16":
-        stores = np.array(state.stores, dtype=awale16.STORE_DTYPE)
-        return awale16.random_playouts(state.seeds.copy(), stores, state.to_move, state.ply, limit, games, rng)
-    if name == "oware":
-        stores = np.array(state.stores, dtype=oware.STORE_DTYPE)
-        pits, code = state.pits.copy(), state.rules.code
-        return oware.random_playouts(pits, stores, state.to_move, state.ply, limit, code, games, rng)
-    endless = state.rules.endless_code
-    return hawalis.random_playouts(state.pits.copy(), state.to_move, state.ply, limit, endless, games, rng)
-
-
-def playout_rate(games: int, seed: int, game: str = DEFAULT_GAME) -> tuple[float, float]:
-    """(plies/s, games/s) of compiled random games from the initial position."""
-    state = get_game(game).initial(seed=seed)
-    rng = awale16.make_rng(seed)
+def playout_rate(games: int, seed: int, game: str = DEFAULT_GAME, **options: Any) -> tuple[float, float]:
+    """(plies/s, games/s) of compiled random games from the initial position (``options``: rule flags)."""
+    spec = get_game(game)
+    state = spec.initial(seed=seed, **options)
+    rng = make_rng(seed)
     start = time.perf_counter()
-    plies = _playouts(state, games, rng)
+    plies = spec.search.random_playouts(state, games, rng)
     elapsed = time.perf_counter() - start
     return plies / elapsed, games / elapsed
 
 
-def state_api_rate(moves: int, seed: int, game: str = DEFAULT_GAME) -> float:
+def state_api_rate(moves: int, seed: int, game: str = DEFAULT_GAME, **options: Any) -> float:
     """Moves/s of ``State.play`` + ``State.legal_actions`` in random games, restarting each finished game."""
-    rules = get_game(game)
+    spec = get_game(game)
     rng = np.random.default_rng(seed)
     picks = rng.random(moves)
-    state = rules.initial(seed=seed)
+    state = spec.initial(seed=seed, **options)
     start = time.perf_counter()
     for u in picks:
         legal = state.legal_actions()
         state = state.play(legal[int(u * len(legal))])
         if state.is_terminal:
-            state = rules.initial(seed=seed)
+            state = spec.initial(seed=seed, **options)
     return moves / (time.perf_counter() - start)
+
+
+def rule_flag(text: str) -> tuple[str, Any]:
+    """``FLAG=VALUE`` as a (flag, value) pair, the value an int when it is one."""
+    flag, sep, value = text.partition("=")
+    if not sep or not flag:
+        raise argparse.ArgumentTypeError(f"a rule flag is FLAG=VALUE, got {text!r}")
+    return flag, int(value) if value.lstrip("-").isdigit() else value
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", default=DEFAULT_GAME, choices=list(GAMES), help="the game (default rules)")
+    parser.add_argument("--game", default=DEFAULT_GAME, choices=list(GAMES), help="the game")
+    parser.add_argument("--option", type=rule_flag, action="append", default=[], help="a rule flag, FLAG=VALUE")
     parser.add_argument("--games", type=int, default=20_000, help="random playouts per run")
     parser.add_argument("--moves", type=int, default=200_000, help="State API moves per run")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--json", action="store_true", help="print one JSON object on the last line")
     args = parser.parse_args()
+    options = dict(args.option)
 
-    playout_rate(100, 0, args.game)  # warm-up: compile or load the cache
-    state_api_rate(1000, 0, args.game)
-    playouts = [playout_rate(args.games, seed, args.game) for seed in range(args.repeats)]
-    api = [state_api_rate(args.moves, seed, args.game) for seed in range(args.repeats)]
+    playout_rate(100, 0, args.game, **options)  # warm-up: compile or load the cache
+    state_api_rate(1000, 0, args.game, **options)
+    playouts = [playout_rate(args.games, seed, args.game, **options) for seed in range(args.repeats)]
+    api = [state_api_rate(args.moves, seed, args.game, **options) for seed in range(args.repeats)]
     result = {
         "game": args.game,
+        "options": options,
         "playout_plies_per_s": statistics.median(p for p, _ in playouts),
         "playout_games_per_s": statistics.median(g for _, g in playouts),
         "state_api_moves_per_s": statistics.median(api),
         "cores": os.cpu_count(),
     }
-    print(f"{args.game}; cores: {result['cores']} (single-threaded measurement, median of {args.repeats})")
+    rules = " ".join(f"{flag}={value}" for flag, value in options.items())
+    print(f"{args.game} {rules}; cores: {result['cores']} (single-threaded measurement, median of {args.repeats})")
     print(
         f"compiled random playouts: {result['playout_plies_per_s'] / 1e6:.2f}M plies/s, "
         f"{result['playout_games_per_s']:,.0f} games/s"

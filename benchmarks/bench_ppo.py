@@ -17,16 +17,16 @@ import time
 import numpy as np
 
 import agents
-from agents.ppo import FEATURE_SETS, PolicyNet, PPOAgent
-from awale_env.core import awale16 as core
+from agents.ppo import LearnerView, PolicyNet, PPOAgent, input_size
+from awale_env.games import DEFAULT_GAME, get_game
 from awale_env.gym_env import AwaleEnv
-from training.ppo_selfplay import Args, LearnerView, train
+from training.ppo_selfplay import Args, train
 
 
 def random_net(features: str) -> PolicyNet:
     """An untrained network of the default shape, to time snapshot opponents."""
     rng = np.random.default_rng(0)
-    sizes = [FEATURE_SETS[features], *Args.net_arch, core.NUM_ACTIONS]
+    sizes = [input_size(DEFAULT_GAME, features), *Args.net_arch, get_game(DEFAULT_GAME).num_actions]
     weights = [rng.normal(0, 0.1, (a, b)) for a, b in zip(sizes[:-1], sizes[1:])]
     return PolicyNet(weights, [np.zeros(b) for b in sizes[1:]], "tanh", features)
 

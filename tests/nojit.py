@@ -7,18 +7,16 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
-
-TESTS = Path(__file__).parent
 
 
 def run_python(code: str, jit: bool = False) -> Any:
     """Run ``code``, which prints JSON on its last line, with numba off (or on, with ``jit``); return that JSON.
 
-    The tests folder and the repository are on the path, so ``code`` can import the test modules and their helpers.
+    The fresh interpreter's path is this one's, with the tests' folders pytest put on it, so ``code`` can import the
+    test modules and their helpers wherever they are.
     """
     env = {**os.environ, "NUMBA_DISABLE_JIT": "0" if jit else "1"}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS), str(TESTS.parent), env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [*sys.path, env.get("PYTHONPATH")]))
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     return json.loads(done.stdout.splitlines()[-1])

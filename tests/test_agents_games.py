@@ -1,5 +1,6 @@
-"""The agents, the arena and the CLI on Oware and Hawalis: legal complete games, tactics, exact agreement with plain
-minimax, determinism, round robins, and the ``--game`` option of ``awale play`` and ``awale arena``."""
+"""The agents, the arena and the CLI on every registered game (and rule variant, tests/conftest.py): legal complete
+games, tactics, exact agreement with plain minimax, determinism, round robins, and the ``--game`` option of
+``awale play`` and ``awale arena``."""
 
 from __future__ import annotations
 
@@ -13,17 +14,10 @@ from typer.testing import CliRunner
 from agents import make
 from agents.alphabeta import WIN, AlphaBetaAgent
 from agents.mcts import MCTSAgent
-from awale_env.cli import app
+from awale_apps.cli import app
 from awale_env.games import get_game
 from training.arena import play_game, round_robin
 
-# (game, rule flags): both Oware presets, both Hawalis endless-move rules.
-VARIANTS = [
-    ("oware", {}),
-    ("oware", {"preset": "openspiel"}),
-    ("hawalis", {}),
-    ("hawalis", {"endless_move": "illegal"}),
-]
 SPECS = ("random", "greedy", "alphabeta:depth=2", "mcts:simulations=40")
 runner = CliRunner()
 
@@ -60,20 +54,20 @@ def minimax(state, depth: int, height: int = 0) -> int:
     return max(-minimax(state.play(a), depth - 1, height + 1) for a in state.legal_actions())
 
 
-@pytest.mark.parametrize("name, options", VARIANTS)
-def test_every_agent_plays_legal_complete_games(name, options):
+def test_every_agent_plays_legal_complete_games(game_config):
+    game, options = game_config
     for i, spec in enumerate(SPECS):
         other = SPECS[(i + 1) % len(SPECS)]
         agents = (make(spec, seed=i), make(other, seed=i + 1))
-        final = play_game(agents, start(name, options, max_plies=120, seed=i))  # raises on an illegal move
+        final = play_game(agents, start(game.name, options, max_plies=120, seed=i))  # raises on an illegal move
         assert final.is_terminal and final.end_reason is not None
 
 
-@pytest.mark.parametrize("name, options", VARIANTS)
 @pytest.mark.parametrize("depth", [1, 2, 3])
-def test_alphabeta_value_equals_plain_minimax(name, options, depth):
-    agent = AlphaBetaAgent(depth=depth, table_bits=12, seed=0)
-    for state in random_positions(name, options, 6, seed=depth):
+def test_alphabeta_value_equals_plain_minimax(game_config, depth):
+    game, options = game_config
+    agent = AlphaBetaAgent(depth=depth, table_bits=12, seed=0, eval="score")  # minimax's store difference
+    for state in random_positions(game.name, options, 6, seed=depth):
         agent.reset()
         move = agent.search(state)
         expected = minimax(state, depth)
@@ -105,12 +99,12 @@ def test_alphabeta_takes_the_hawalis_capture_that_wins_at_once():
         assert AlphaBetaAgent(depth=depth, seed=depth).act(state) in winning
 
 
-@pytest.mark.parametrize("name, options", VARIANTS)
-def test_alphabeta_avoids_a_move_that_loses_at_once(name, options):
+def test_alphabeta_avoids_a_move_that_loses_at_once(game_config):
     """Positions where some moves let the opponent win at once and others do not (found by random play with a fixed
     seed): depth 2 plays none of the losing ones."""
+    game, options = game_config
     found = 0
-    for state in random_positions(name, options, 300, seed=7, max_plies=None, plies=600):
+    for state in random_positions(game.name, options, 300, seed=7, max_plies=None, plies=600):
         safe, losing = [], []
         for a in state.legal_actions():
             child = state.play(a)
@@ -123,8 +117,9 @@ def test_alphabeta_avoids_a_move_that_loses_at_once(name, options):
     assert found >= 1
 
 
-@pytest.mark.parametrize("name, options", VARIANTS)
-def test_mcts_is_deterministic_under_a_seed(name, options):
+def test_mcts_is_deterministic_under_a_seed(game_config):
+    name, options = game_config[0].name, game_config[1]
+
     def game(seed: int) -> list:
         agent, state, out = MCTSAgent(simulations=60, seed=seed), start(name, options, seed=3), []
         for _ in range(8):
@@ -139,7 +134,7 @@ def test_mcts_is_deterministic_under_a_seed(name, options):
     assert game(6) != first
 
 
-@pytest.mark.parametrize("name, options", [VARIANTS[1], VARIANTS[2]])
+@pytest.mark.parametrize(("name", "options"), [("oware", {"preset": "openspiel"}), ("hawalis", {})])
 def test_round_robin_on_another_game(name, options):
     specs = ["random", "greedy", "alphabeta:depth=1"]
     result = round_robin(specs, 2, seed=4, max_plies=150, progress=False, game=name, **options)
@@ -187,7 +182,7 @@ def test_cli_play_hawalis_through_piped_stdin_with_bad_input():
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["play", "--game", "go"], "unknown game 'go'; the games are 'awale16', 'oware', 'hawalis'"),
+        (["play", "--game", "go"], "unknown game 'go'; the games are 'awale16', "),
         (["arena", "--game", "oware", "--rule", "slam=1", "--agents", "random"], "unknown rule flag(s) slam"),
         (["play", "--game", "hawalis", "--rule", "endless_move=never"], "endless_move must be 'loses' or 'illegal'"),
     ],
@@ -202,10 +197,10 @@ FALLBACK_SCRIPT = """
 import json
 from agents.alphabeta import AlphaBetaAgent
 from agents.mcts import MCTSAgent
-from awale_env.games import get_game
+from conftest import game_configs
 out = []
-for name, rules in (("oware", {}), ("oware", {"preset": "openspiel"}), ("hawalis", {"endless_move": "illegal"})):
-    state, mcts = get_game(name).initial(seed=2, **rules), MCTSAgent(simulations=40, seed=3)
+for game, rules in game_configs():
+    state, mcts = game.initial(seed=2, **rules), MCTSAgent(simulations=40, seed=3)
     for _ in range(2):
         alphabeta = AlphaBetaAgent(depth=3, table_bits=12, seed=2)
         out.append([alphabeta.act(state), alphabeta.last_search["value"], alphabeta.last_search["nodes"]])

@@ -1,18 +1,36 @@
-"""Alpha-beta: tactics in hand-made positions, exact agreement with plain minimax, budgets, ply limit."""
+"""Alpha-beta: tactics in hand-made positions, exact agreement with plain minimax, budgets (a fresh process's
+included), ply limit, the evaluations and the features they weigh."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
 
 import numpy as np
 import pytest
 
-from agents.alphabeta import WIN, AlphaBetaAgent
+from agents import kernels as kn
+from agents import make
+from agents.alphabeta import (
+    NODE_LIMIT,
+    NODES,
+    NUM_COUNTERS,
+    PAUSED,
+    ROOT_MOVE,
+    WIN,
+    AlphaBetaAgent,
+)
+from agents.evaluation import REFERENCE_WEIGHTS, TUNED_WEIGHTS, features_of, logistic_fit
 from awale_env import State
+from awale_env.games import GAMES
 
 
 def minimax(state: State, depth: int, height: int = 0) -> int:
-    """Plain negamax over the State API with the agent's scoring: exact results, else the store difference."""
+    """Plain negamax over the State API with the scoring of ``eval="score"``: exact results, else the store
+    difference."""
     me = state.to_move
     if state.is_terminal:
         # The player to move at a finished game is the loser's opponent's opponent: score it for ``me``.
@@ -40,7 +58,9 @@ def random_positions(count: int, seed: int, max_plies: int | None = 400) -> list
 
 @pytest.mark.parametrize("depth", [1, 2, 3, 4])
 def test_value_equals_plain_minimax_on_random_positions(depth):
-    agent = AlphaBetaAgent(depth=depth, table_bits=12, seed=0)  # a small table: collisions must not matter
+    agent = AlphaBetaAgent(
+        depth=depth, table_bits=12, seed=0, eval="score"
+    )  # a small table: collisions must not matter
     for state in random_positions(12, seed=depth):
         agent.reset()
         move = agent.search(state)
@@ -51,7 +71,7 @@ def test_value_equals_plain_minimax_on_random_positions(depth):
 
 def test_ply_limit_is_respected_like_minimax():
     # Close to the limit, the hashed "plies left" keeps positions at different distances apart.
-    agent = AlphaBetaAgent(depth=4, seed=0)
+    agent = AlphaBetaAgent(depth=4, seed=0, eval="score")
     for state in random_positions(10, seed=11, max_plies=40):
         limited = State.from_position(state.red, state.blue, state.stores, state.to_move, state.ply, state.ply + 3)
         agent.reset()
@@ -125,3 +145,137 @@ def test_bad_parameters():
         AlphaBetaAgent(table_bits=40)
     with pytest.raises(ValueError, match="time must be a positive float"):
         AlphaBetaAgent(time=-1)
+
+
+FRESH_PROCESS = """
+import json, time
+from agents.alphabeta import AlphaBetaAgent
+from awale_env import State
+
+{build}
+state, searches = State.initial(), []
+for _ in range(8):
+    start = time.perf_counter()
+    move = agent.act(state)
+    searches.append([agent.last_search["depth"], time.perf_counter() - start])
+    state = state.play(move)
+print(json.dumps(searches))
+"""
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        "agent = AlphaBetaAgent(time=0.2, seed=0)",
+        "agent = AlphaBetaAgent(depth=40, seed=0)\nagent.time = 0.2  # as the web app caps an agent's time",
+    ],
+)
+def test_a_timed_agent_in_a_fresh_process_searches_deep_within_its_budget_from_the_first_move(tmp_path, build):
+    # A cold numba cache: the agent compiles its search when it is built (or before the clock of its first move when
+    # its time is set later), so its first moves are as deep as the later ones (a search that learnt its node rate
+    # from a compile reached depth 4) and none overruns its 0.2 s.
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    code = FRESH_PROCESS.format(build=build)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    searches = json.loads(done.stdout.splitlines()[-1])
+    depths = [depth for depth, _ in searches]
+    assert min(depths[:3]) >= 6, searches
+    assert max(seconds for _, seconds in searches) < 0.2 + 0.1, searches  # the margin: a loaded test machine
+
+
+def test_a_paused_search_goes_on_exactly_where_it_stopped():
+    # Sliced into budgets of 37 nodes, a search finds what one uninterrupted call finds, node for node.
+    state = random_positions(1, seed=5)[0]
+    results = []
+    for step in (None, 37):
+        agent = AlphaBetaAgent(depth=7, seed=0)
+        root = kn.root_of(state)
+        env = root.env(agent._scratch, *agent._path)
+        counters = np.zeros(NUM_COUNTERS, dtype=np.int64)
+        calls = 0
+        while True:
+            counters[NODE_LIMIT] = np.iinfo(np.int64).max if step is None else counters[NODES] + step
+            value = agent._negamax(root, env, 7, counters)
+            calls += 1
+            if not counters[PAUSED]:
+                break
+        results.append((value, int(counters[ROOT_MOVE]), int(counters[NODES])))
+        assert calls == 1 if step is None else calls > 10
+    assert results[0] == results[1]
+
+
+def test_awale16_features_of_a_hand_made_position():
+    # Player 0 (holes 1, 3, ...): 1 + 2 + 1 + 10 seeds in 4 holes, three of them holding 1-2 (one seed from a capture),
+    # 4 moves; player 1: holes 2 and 16 with one red seed each: 2 seeds, both vulnerable, 2 moves, starving.
+    red = [1, 1, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 1]
+    blue = [0, 0, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+    for to_move, expected in ((0, [-8, 14, 2, 3, 2, 4, 2, 0, 1]), (1, [8, 2, 14, 2, 3, 2, 4, 1, 0])):
+        assert features_of(State.from_position(red, blue, (20, 28), to_move=to_move)).tolist() == expected
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_every_game_gives_the_features_of_its_positions(name):
+    # The store difference always; the seeds on each side add up to the board's where a game gives them.
+    for state in game_positions(name, count=5, seed=1):
+        features = features_of(state)
+        assert features[0] == state.stores[state.to_move] - state.stores[1 - state.to_move]
+        if features[1] + features[2] > 0:
+            assert features[1] + features[2] + sum(state.stores) == GAMES[name].total_seeds
+            assert features[5] == len(state.legal_actions())
+
+
+def game_positions(name: str, count: int, seed: int) -> list:
+    rng = np.random.default_rng(seed)
+    positions = []
+    while len(positions) < count:
+        state = GAMES[name].initial()
+        for _ in range(int(rng.integers(0, 60))):
+            if state.is_terminal:
+                break
+            legal = state.legal_actions()
+            state = state.play(legal[int(rng.integers(len(legal)))])
+        if not state.is_terminal:
+            positions.append(state)
+    return positions
+
+
+@pytest.mark.parametrize("eval_name", ["reference", "tuned"])
+def test_a_weighted_evaluation_scores_the_leaves_by_its_weights(eval_name):
+    weights = np.array(
+        [REFERENCE_WEIGHTS[f] for f in kn.FEATURES] if eval_name == "reference" else TUNED_WEIGHTS["awale16"]
+    )
+    agent = make(f"alphabeta:depth=1,eval={eval_name}", seed=0)
+    assert agent.name == f"alphabeta:depth=1,eval={eval_name}"
+    for state in random_positions(8, seed=3):
+        agent.reset()
+        agent.search(state)
+        values = []
+        for child in map(state.play, state.legal_actions()):
+            if child.is_terminal:
+                values.append(-minimax(child, 0, 1))
+            else:
+                values.append(-int(np.floor(weights @ features_of(child) + 0.5)))
+        assert agent.last_search["value"] == max(values), repr(state)
+
+
+def test_the_evaluations_are_checked():
+    with pytest.raises(ValueError, match="eval must be one of score, reference, tuned, got 'best'"):
+        AlphaBetaAgent(eval="best")
+
+
+def test_the_default_evaluation_is_tuned_and_the_store_difference_where_no_weights_were_fitted():
+    assert AlphaBetaAgent().eval == "tuned" and "awale16" in TUNED_WEIGHTS and "hawalis" not in TUNED_WEIGHTS
+    tuned, score = AlphaBetaAgent(depth=4, seed=0), AlphaBetaAgent(depth=4, seed=0, eval="score")
+    for state in game_positions("hawalis", count=3, seed=2):
+        assert tuned.act(state) == score.act(state)
+        assert [tuned.last_search[k] for k in ("depth", "nodes", "value")] == [
+            score.last_search[k] for k in ("depth", "nodes", "value")
+        ]
+
+
+def test_the_logistic_fit_finds_the_weights_that_made_the_outcomes():
+    rng = np.random.default_rng(0)
+    features = rng.normal(size=(20_000, 3)) * [1.0, 3.0, 0.5]
+    truth = np.array([1.0, -0.4, 2.0])
+    outcomes = (rng.random(len(features)) < 1 / (1 + np.exp(-(features @ truth)))).astype(float)
+    assert np.allclose(logistic_fit(features, outcomes, l2=0.0), truth, atol=0.1)

@@ -1,6 +1,9 @@
-"""AlphaZero: batched search, symmetry, checkpoints, the agent and a tiny end-to-end training run."""
+"""AlphaZero on the two-colour Awale: batched search, symmetry, the network (the shipped one gives the outputs recorded
+before every game shared one network class), checkpoints and the agent."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,20 +13,22 @@ torch.set_num_threads(1)  # small batches: more threads only contend (the machin
 
 from agents.alphazero.mcts import BatchedSearch, SearchConfig, uniform_evaluator  # noqa: E402
 from agents.alphazero.network import (  # noqa: E402
-    NUM_ROTATIONS,
-    AwaleNet,
     CheckpointError,
     NetworkConfig,
+    RingNet,
     load_network,
     make_evaluator,
+    num_rotations,
     rotate_samples,
     save_checkpoint,
 )
-from agents.alphazero.selfplay import ABSOLUTE_OF_RELATIVE, SelfPlay, play_match  # noqa: E402
+from agents.alphazero.selfplay import SelfPlay, absolute_of_relative, play_match  # noqa: E402
 from awale_env import State  # noqa: E402
-from awale_env.core import awale16 as core  # noqa: E402
+from awale_env.games.awale16 import kernels as core  # noqa: E402
 
-TINY = NetworkConfig(channels=8, blocks=1, value_hidden=8)
+TINY = NetworkConfig(channels=8, blocks=1, value_hidden=8, game="awale16")
+NUM_ROTATIONS = num_rotations("awale16")
+OUTPUTS = np.load(Path(__file__).parent / "data" / "alphazero_outputs.npz")  # recorded from the earlier networks
 
 
 def search_states(states, evaluate, simulations, noise_seeds=None, leaves=1):
@@ -116,7 +121,7 @@ def test_batched_search_matches_one_game_searches():
 def test_search_only_visits_legal_moves_and_counts_its_simulations():
     states = random_states(5, seed=2)
     for leaves in (1, 8):
-        counts, _ = search_states(states, make_evaluator(AwaleNet(TINY)), 50, leaves=leaves)
+        counts, _ = search_states(states, make_evaluator(RingNet(TINY)), 50, leaves=leaves)
         for state, row in zip(states, counts):
             assert row.sum() == 50
             assert not row[~state.legal_mask()].any()
@@ -146,7 +151,7 @@ def test_rotation_maps_observations_and_policies_consistently(shift):
         policy = np.zeros((1, 32), np.float32)
         for a in state.legal_actions():
             policy[0, core.relative_action(a, state.to_move)] = a + 1
-        new_obs, new_policy = rotate_samples(obs, policy, np.array([shift]))
+        new_obs, new_policy = rotate_samples(obs, policy, np.array([shift]), "awale16")
         np.testing.assert_array_equal(new_obs[0], rotated.observation_tensor())
         for r in np.flatnonzero(policy[0]):
             a = int(policy[0, r]) - 1
@@ -158,13 +163,13 @@ def test_rotation_maps_observations_and_policies_consistently(shift):
 
 
 def test_network_is_equivariant_under_rotations():
-    net = AwaleNet(NetworkConfig(channels=8, blocks=2, value_hidden=8)).eval()
+    net = RingNet(NetworkConfig(channels=8, blocks=2, value_hidden=8, game="awale16")).eval()
     obs = np.stack([s.observation_tensor() for s in random_states(8, seed=3)])
     with torch.inference_mode():
         logits, values = net(torch.from_numpy(obs))
         for shift in range(NUM_ROTATIONS):
             shifts = np.full(len(obs), shift)
-            rotated_obs, rotated_logits = rotate_samples(obs, logits.numpy(), shifts)
+            rotated_obs, rotated_logits = rotate_samples(obs, logits.numpy(), shifts, "awale16")
             new_logits, new_values = net(torch.from_numpy(rotated_obs))
             np.testing.assert_allclose(new_logits.numpy(), rotated_logits, atol=1e-5)
             np.testing.assert_allclose(new_values.numpy(), values.numpy(), atol=1e-5)
@@ -172,7 +177,7 @@ def test_network_is_equivariant_under_rotations():
 
 def test_evaluator_matches_the_network():
     """The evaluator's folded batch norms give the network's outputs, after some training moved the statistics."""
-    net = AwaleNet(NetworkConfig(channels=8, blocks=2, value_hidden=8))
+    net = RingNet(NetworkConfig(channels=8, blocks=2, value_hidden=8, game="awale16"))
     obs = np.stack([s.observation_tensor() for s in random_states(16, seed=5)])
     net.train()
     net(torch.from_numpy(obs))  # update the running statistics away from their initial values
@@ -186,9 +191,9 @@ def test_evaluator_matches_the_network():
 
 def test_rotate_samples_rejects_bad_shapes():
     with pytest.raises(ValueError, match="shifts"):
-        rotate_samples(np.zeros((2, 35)), np.zeros((2, 32)), np.array([0, 8]))
+        rotate_samples(np.zeros((2, 35)), np.zeros((2, 32)), np.array([0, 8]), "awale16")
     with pytest.raises(ValueError, match="expected obs"):
-        rotate_samples(np.zeros((2, 34)), np.zeros((2, 32)), np.array([0, 1]))
+        rotate_samples(np.zeros((2, 34)), np.zeros((2, 32)), np.array([0, 1]), "awale16")
 
 
 # --- self-play and matches -----------------------------------------------------------------------------------------
@@ -196,7 +201,7 @@ def test_rotate_samples_rejects_bad_shapes():
 
 def test_self_play_samples_are_consistent():
     games = SelfPlay(4, SearchConfig(simulations=8), temperature_moves=4, max_plies=60, seed=0)
-    evaluate = make_evaluator(AwaleNet(TINY))
+    evaluate = make_evaluator(RingNet(TINY))
     samples = [games.step(evaluate) for _ in range(61)]
     assert games.games_finished >= 4
     total = sum(len(s) for s in samples)
@@ -206,11 +211,11 @@ def test_self_play_samples_are_consistent():
             np.testing.assert_allclose(part.policy.sum(axis=1), 1.0, rtol=1e-5)
             assert set(np.unique(part.value)) <= {-1.0, 0.0, 1.0}
             assert part.obs.shape == (len(part), 35)
-    assert ABSOLUTE_OF_RELATIVE[1, 0] == 2
+    assert absolute_of_relative("awale16")[1, 0] == 2
 
 
 def test_match_between_identical_players_is_balanced():
-    evaluate = make_evaluator(AwaleNet(TINY))
+    evaluate = make_evaluator(RingNet(TINY))
     wins, draws, losses = play_match(evaluate, evaluate, 8, SearchConfig(simulations=8), 100, seed=0)
     assert wins + draws + losses == 8
     assert wins == losses  # each opening is played from both seats by the same deterministic player
@@ -220,7 +225,7 @@ def test_match_between_identical_players_is_balanced():
 
 
 def test_checkpoint_round_trip(tmp_path):
-    net = AwaleNet(TINY)
+    net = RingNet(TINY)
     save_checkpoint(tmp_path / "net.pt", net, generation=3)
     loaded = load_network(tmp_path / "net.pt")
     for key, value in net.state_dict().items():
@@ -229,12 +234,12 @@ def test_checkpoint_round_trip(tmp_path):
 
 def test_corrupt_checkpoints_give_clear_errors(tmp_path):
     path = tmp_path / "net.pt"
-    save_checkpoint(path, AwaleNet(TINY))
+    save_checkpoint(path, RingNet(TINY))
     data = path.read_bytes()
     with pytest.raises(CheckpointError, match="does not exist"):
         load_network(tmp_path / "missing.pt")
     (tmp_path / "truncated.pt").write_bytes(data[: len(data) // 2])
-    with pytest.raises(CheckpointError, match="truncated, corrupt or not a torch file"):
+    with pytest.raises(CheckpointError, match="not a readable torch file"):
         load_network(tmp_path / "truncated.pt")
     (tmp_path / "text.pt").write_text("hello")
     with pytest.raises(CheckpointError, match="not a readable"):
@@ -243,7 +248,7 @@ def test_corrupt_checkpoints_give_clear_errors(tmp_path):
     with pytest.raises(CheckpointError, match="not an 'awale_env.alphazero/1' checkpoint"):
         load_network(tmp_path / "foreign.pt")
     torch.save({"code": np.random.default_rng(0)}, tmp_path / "pickle.pt")  # would need code to unpickle
-    with pytest.raises(CheckpointError, match="not a readable"):
+    with pytest.raises(CheckpointError, match="holds serialized Python objects other than tensors"):
         load_network(tmp_path / "pickle.pt")
     payload = torch.load(path, weights_only=True)
     payload["network"]["channels"] = 16
@@ -256,7 +261,7 @@ def test_agent_plays_legal_moves_within_its_budget(tmp_path):
     from agents import make
     from agents.alphazero import AlphaZeroAgent
 
-    save_checkpoint(tmp_path / "net.pt", AwaleNet(TINY))
+    save_checkpoint(tmp_path / "net.pt", RingNet(TINY))
     agent = make(f"alphazero:path={tmp_path / 'net.pt'},simulations=20")
     state = State.initial()
     for _ in range(6):
@@ -288,6 +293,28 @@ def test_search_gives_the_same_counts_without_numba():
     assert run_python(script) == counts.tolist()
 
 
+def test_the_shipped_network_gives_the_outputs_recorded_before_one_class_served_every_game():
+    """``awale16.pt`` loads with ``weights_only=True`` into :class:`RingNet` built from the game's data and computes
+    what the two-colour game's own network class computed (outputs recorded from it)."""
+    from agents.alphazero import pretrained_path
+
+    payload = torch.load(pretrained_path("awale16"), map_location="cpu", weights_only=True)
+    net = RingNet(NetworkConfig(**payload["network"], game="awale16")).eval()  # shipped before the others existed
+    net.load_state_dict(payload["state_dict"])  # strict: the same parameters under the same names
+    with torch.inference_mode():
+        logits, values = net(torch.from_numpy(OUTPUTS["awale16.obs"]))
+    np.testing.assert_allclose(logits.numpy(), OUTPUTS["awale16.logits"], rtol=0, atol=1e-6)
+    np.testing.assert_allclose(values.numpy(), OUTPUTS["awale16.value"], rtol=0, atol=1e-6)
+    assert load_network(pretrained_path()).config.game == "awale16"  # the default game's, found by its name
+
+
+def test_the_old_network_name_still_imports():
+    from agents import alphazero
+
+    with pytest.warns(DeprecationWarning, match="AwaleNet is RingNet"):
+        assert alphazero.AwaleNet is RingNet
+
+
 def test_the_shipped_network_loads_and_plays():
     from agents import AlphaZeroAgent, make
     from agents.alphazero import pretrained_path
@@ -298,3 +325,107 @@ def test_the_shipped_network_loads_and_plays():
     state = State.initial()
     assert state.is_legal(agent.act(state))
     assert AlphaZeroAgent.load(simulations=16).act(state) == agent.act(state)
+
+
+# --- the one-game agent's speed: folded forward pass, leaf batches, warm-up ---------------------------------------
+
+
+def test_folded_evaluator_matches_the_network_at_every_batch_size():
+    """The buffers a FoldedNet keeps between calls grow and shrink with the batch without mixing calls up, and the
+    arrays it returns are the caller's."""
+    net = RingNet(NetworkConfig(channels=8, blocks=2, value_hidden=8, game="awale16")).eval()
+    obs = np.stack([s.observation_tensor() for s in random_states(40, seed=6)])
+    with torch.inference_mode():
+        logits, values = net(torch.from_numpy(obs))
+    evaluate = make_evaluator(net)
+    first_logits, first_values = evaluate(obs[:3])
+    for size in (40, 1, 8, 40):
+        got_logits, got_values = evaluate(obs[:size])
+        np.testing.assert_allclose(got_logits, logits.numpy()[:size], atol=1e-5)
+        np.testing.assert_allclose(got_values, values.numpy()[:size], atol=1e-5)
+    np.testing.assert_allclose(first_logits, logits.numpy()[:3], atol=1e-5)
+    np.testing.assert_allclose(first_values, values.numpy()[:3], atol=1e-5)
+
+
+#: ``AlphaZeroAgent(pretrained=True, simulations=300, leaves=1)``'s moves from ``random_states(8, seed=16,
+#: plies=(0, 60))``, recorded with the torch-module forward pass the folded one replaced.
+RECORDED_MOVES = [4, 2, 3, 28, 19, 20, 26, 26]
+
+
+def test_the_agent_at_one_leaf_per_call_plays_the_moves_recorded_before_the_faster_forward_pass():
+    from agents.alphazero import AlphaZeroAgent
+
+    agent = AlphaZeroAgent(pretrained=True, simulations=300, leaves=1)
+    assert [agent.act(state) for state in random_states(8, seed=16, plies=(0, 60))] == RECORDED_MOVES
+
+
+def check_tree(search: BatchedSearch, g: int, node: int, state: State) -> int:
+    """Walk game ``g``'s tree from ``node`` (``state``'s position): every expanded node's children are exactly the
+    legal moves, no virtual loss is left (a node's visits are its own evaluation plus its children's) and no leaf is
+    still waiting for the network. Returns the number of nodes seen."""
+    first, count = int(search.child_first[g, node]), int(search.child_count[g, node])
+    assert search.terminal[g, node] != 2
+    if first < 0:
+        return 1
+    children = range(first, first + count)
+    assert [int(search.move[g, child]) for child in children] == state.legal_actions()
+    assert search.visits[g, node] == 1 + search.visits[g, first : first + count].sum()
+    return 1 + sum(check_tree(search, g, child, state.play(int(search.move[g, child]))) for child in children)
+
+
+@pytest.mark.parametrize("leaves", [8, 64])
+def test_virtual_loss_never_selects_an_illegal_move(leaves):
+    """Many leaves per call, even more than a position has moves (one or two legal moves among them): the trees
+    hold legal moves only and every virtual loss is taken back."""
+    states = [starving_win(), *(s for s in random_states(60, seed=9, plies=(40, 140)) if len(s.legal_actions()) < 3)]
+    assert len(states) >= 4 and min(len(s.legal_actions()) for s in states) == 1
+    search = BatchedSearch(len(states), SearchConfig(simulations=150), leaves_per_game=leaves)
+    counts, _ = search.run_states(states, make_evaluator(RingNet(TINY)))
+    for g, state in enumerate(states):
+        assert counts[g].sum() == 150 and not counts[g][~state.legal_mask()].any()
+        assert check_tree(search, g, 0, state) == search.num_nodes[g]
+
+
+def test_the_agent_is_deterministic_for_a_leaf_batch():
+    from agents.alphazero import AlphaZeroAgent
+
+    state = random_states(1, seed=17, plies=(10, 30))[0]
+    first = AlphaZeroAgent(pretrained=True, simulations=200, leaves=8)
+    counts = first.policy(state)
+    assert counts.sum() == 200
+    np.testing.assert_array_equal(first.policy(state), counts)
+    np.testing.assert_array_equal(AlphaZeroAgent(pretrained=True, simulations=200, leaves=8).policy(state), counts)
+
+
+#: Builds the timed agent in a fresh process, then reports how many compiled kernels its first move loaded or
+#: compiled (none: the agent warmed up when it was built) and how long that move took.
+FIRST_TIMED_MOVE = """
+import json, sys, time
+from numba.core.registry import CPUDispatcher
+from agents import make
+from awale_env import State
+
+def compiled():
+    return sum(sum(d.stats.cache_hits.values()) + sum(d.stats.cache_misses.values())
+               for name, module in list(sys.modules.items()) if name.split(".")[0] in ("agents", "awale_env")
+               for d in vars(module).values() if isinstance(d, CPUDispatcher))
+
+agent = make("alphazero:pretrained,time=0.1")
+state = State.initial().play(4)
+before = compiled()
+start = time.perf_counter()
+agent.act(state)
+seconds = time.perf_counter() - start
+print(json.dumps({"compiled": compiled() - before, "seconds": seconds, "simulations": agent.last_simulations}))
+"""
+
+
+def test_a_timed_agent_spends_its_first_move_searching():
+    """The first move of a fresh process loads no compiled kernel (the agent warmed up when it was built), so it
+    keeps to its time (a generous bound: the machine may be shared) and searches."""
+    from nojit import run_python
+
+    first = run_python(FIRST_TIMED_MOVE, jit=True)
+    assert first["compiled"] == 0
+    assert first["seconds"] < 0.5
+    assert first["simulations"] > 8

@@ -1,7 +1,10 @@
-"""AlphaZero on Oware and Hawalis: the one batched search through the per-game kernels, the ring networks,
-checkpoints that know their game, and a tiny training run per game down to a legal game played by its agent."""
+"""AlphaZero on Oware and Hawalis: the one batched search through the per-game kernels, the ring network built from
+each game's data, checkpoints that know their game, the shipped networks found by the game's name, and a tiny
+training run per game down to a legal game played by its agent."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,9 +20,10 @@ from agents.alphazero.network import (  # noqa: E402
     make_evaluator,
     save_checkpoint,
 )
-from awale_env.games import get_game, oware  # noqa: E402
+from awale_env.games import GAMES, get_game, oware  # noqa: E402
 
 OTHER_GAMES = ("oware", "hawalis")
+OUTPUTS = np.load(Path(__file__).parent / "data" / "alphazero_outputs.npz")  # recorded from the earlier networks
 
 
 def tiny(game: str) -> NetworkConfig:
@@ -104,10 +108,41 @@ def test_a_checkpoint_for_another_game_gives_a_clear_error(tmp_path):
         load_network(path, game="hawalis")
     agent = make(f"alphazero:path={path},simulations=4")
     assert agent.games == ("oware",)
-    with pytest.raises(ValueError, match="network plays oware only, not 'awale16'"):
+    with pytest.raises(ValueError, match="plays oware only, not 'awale16'"):
         agent.act(get_game("awale16").initial())
-    with pytest.raises(ValueError, match="no AlphaZero network is shipped for 'hawalis'.*--game hawalis"):
+    with pytest.raises(ValueError, match="not 'hawalis': no AlphaZero network is shipped for it.*--game hawalis"):
         make("alphazero:pretrained,simulations=4").act(get_game("hawalis").initial())
+
+
+@pytest.mark.parametrize("game", OTHER_GAMES)
+def test_the_ring_network_from_the_games_data_computes_what_the_earlier_one_did(game):
+    """Weights of a tiny network and its outputs, recorded before every game shared one network class."""
+    net = build_network(tiny(game)).eval()
+    prefix = f"{game}.weights."
+    net.load_state_dict({k[len(prefix) :]: torch.from_numpy(OUTPUTS[k]) for k in OUTPUTS.files if k.startswith(prefix)})
+    with torch.no_grad():
+        logits, values = net(torch.from_numpy(OUTPUTS[f"{game}.obs"]))
+    np.testing.assert_allclose(logits.numpy(), OUTPUTS[f"{game}.logits"], rtol=0, atol=1e-6)
+    np.testing.assert_allclose(values.numpy(), OUTPUTS[f"{game}.value"], rtol=0, atol=1e-6)
+
+
+def test_the_shipped_networks_are_found_by_the_games_name(tmp_path, monkeypatch):
+    from agents import make
+    from agents.alphazero import agent as module
+
+    shipped = tmp_path / "pretrained"
+    shipped.mkdir()
+    (shipped / "awale16.pt").write_bytes(module.pretrained_path("awale16").read_bytes())
+    save_checkpoint(shipped / "oware.pt", build_network(tiny("oware")))
+    monkeypatch.setattr(module, "PRETRAINED_DIR", shipped)
+    assert module.pretrained_games() == ("awale16", "oware")
+    agent = make("alphazero:pretrained,simulations=4")
+    assert agent.games == ("awale16", "oware") and agent.net.config.game == "awale16"
+    state = get_game("oware").initial(seed=0)
+    assert state.legal_mask()[agent.act(state)]  # with the network shipped for Oware
+    assert agent.net.config.game == "oware" and agent.net.config.channels == 8
+    with pytest.raises(ValueError, match="plays awale16, oware only, not 'hawalis'"):
+        agent.act(get_game("hawalis").initial(seed=0))
 
 
 @pytest.mark.parametrize("game", OTHER_GAMES)
@@ -151,22 +186,28 @@ def test_tiny_training_run_to_a_legal_game(tmp_path, game):
 def test_training_config_checks_the_game_and_its_references():
     from training.alphazero import AlphaZeroConfig
 
-    with pytest.raises(ValueError, match="game must be one of awale16, oware, hawalis, got 'chess'"):
+    with pytest.raises(ValueError, match=f"game must be one of {', '.join(GAMES)}, got 'chess'"):
         AlphaZeroConfig(game="chess")
     assert AlphaZeroConfig(game="hawalis").network_config().game == "hawalis"
-    with pytest.raises(ValueError, match="references: agent 'alphazero:pretrained' plays awale16 only, not 'oware'"):
+    with pytest.raises(
+        ValueError, match="references: agent 'alphazero:pretrained' plays awale16, awale16_2025 only, not 'oware'"
+    ):
         AlphaZeroConfig(game="oware", references=("greedy", "alphazero:pretrained"))
 
 
-def test_pretrained_on_another_game_says_none_is_shipped_and_how_to_train_one():
+def test_pretrained_on_another_game_says_once_that_none_is_shipped_and_how_to_train_one():
     from typer.testing import CliRunner
 
-    from awale_env.cli import app
+    from awale_apps.cli import app
     from training.arena import round_robin
 
-    hint = "no AlphaZero network is shipped for 'oware'.*--game oware.*alphazero:path="
-    with pytest.raises(ValueError, match=f"agent 'alphazero:pretrained' plays awale16 only, not 'oware': {hint}"):
+    message = (
+        "agent 'alphazero:pretrained' plays awale16, awale16_2025 only, not 'oware': no AlphaZero network is shipped "
+        "for it; train one with `awale train alphazero --game oware`, then play alphazero:path=<run dir>/best.pt"
+    )
+    with pytest.raises(ValueError) as refused:
         round_robin(["alphazero:pretrained", "random"], 2, progress=False, game="oware")
+    assert str(refused.value) == message
     result = CliRunner().invoke(app, ["play", "--game", "hawalis", "--opponent", "alphazero:pretrained"])
     assert result.exit_code == 2
-    assert "no AlphaZero network is shipped for 'hawalis'" in result.output
+    assert "not 'hawalis': no AlphaZero network is shipped for it" in result.output

@@ -1,8 +1,14 @@
-"""A tiny end-to-end AlphaZero run: self-play in a worker process, training, gating, references, checkpoints, resume."""
+"""A tiny end-to-end AlphaZero run: self-play in a worker process, training, gating, references, checkpoints, resume,
+and the run directory's conventions (resume options, cumulative time, progress in a log, Ctrl-C)."""
 
 from __future__ import annotations
 
 import csv
+import json
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -30,6 +36,11 @@ def weights(path):
     return read_checkpoint(path)
 
 
+def metrics(run_dir) -> list[dict[str, str]]:
+    with (run_dir / "metrics.csv").open() as file:
+        return list(csv.DictReader(file))
+
+
 def test_end_to_end_run_is_deterministic_and_resumes(tmp_path):
     in_worker = train(config(tmp_path / "a", "--generations", "2", "--workers", "1"))
     in_process = train(
@@ -42,31 +53,75 @@ def test_end_to_end_run_is_deterministic_and_resumes(tmp_path):
     a, b = weights(tmp_path / "a" / "state.pt"), weights(tmp_path / "b" / "state.pt")
     for key in a["state_dict"]:
         torch.testing.assert_close(a["state_dict"][key], b["state_dict"][key], rtol=0, atol=0)
-    rows = list(csv.DictReader((tmp_path / "b" / "metrics.csv").open()))
+    rows = metrics(tmp_path / "b")
     assert [int(r["generation"]) for r in rows] == [1, 2]
     assert rows[1]["gate_score"] != ""  # a gating match was played once there were training steps
-    assert 0.0 <= float(rows[1]["vs greedy"]) <= 1.0
+    assert 0.0 <= float(rows[1]["vs_greedy"]) <= 1.0
     assert load_network(tmp_path / "b" / "best.pt").config.channels == 8
-    assert any((tmp_path / "b").glob("events.out.tfevents.*"))
+    assert any((tmp_path / "b" / "tb").glob("events.out.tfevents.*"))  # TensorBoard in tb/, as every trainer
 
+    # a resume may run longer and with other workers: honoured; its time goes on from the checkpoint's
+    payload = torch.load(tmp_path / "a" / "state.pt", weights_only=True)
+    torch.save({**payload, "elapsed": 1000.0}, tmp_path / "a" / "state.pt")  # as if it had trained 1000 s
     resumed = train(config(tmp_path / "a", "--generations", "3", "--workers", "0", "--resume"))
     assert resumed.generation == 3
     assert resumed.totals["games"] >= in_worker.totals["games"]
-    assert [int(r["generation"]) for r in csv.DictReader((tmp_path / "a" / "metrics.csv").open())] == [1, 2, 3]
+    rows = metrics(tmp_path / "a")
+    assert [int(r["generation"]) for r in rows] == [1, 2, 3]
+    assert float(rows[1]["elapsed_s"]) < 1000 <= float(rows[2]["elapsed_s"])
+    saved = json.loads((tmp_path / "a" / "config.json").read_text())
+    assert (saved["generations"], saved["workers"]) == (3, 0)
 
 
-def test_cli_errors_are_one_line(tmp_path, capsys):
+def test_cli_errors_are_one_line_and_a_resume_refuses_what_it_may_not_change(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main([*TINY_RUN, "--run-dir", str(tmp_path / "none"), "--resume", "--workers", "0"])
     assert exit_info.value.code == 2
-    assert "no AlphaZero checkpoint" in capsys.readouterr().err
-    train(config(tmp_path / "run", "--generations", "1", "--workers", "0"))
+    assert capsys.readouterr().err.startswith("error: no checkpoint to resume from: ")
+    run = tmp_path / "run"
+    train(config(run, "--generations", "1", "--workers", "0"))
     with pytest.raises(SystemExit):
-        main([*TINY_RUN, "--run-dir", str(tmp_path / "run"), "--workers", "0"])
-    assert "already holds a run" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        main([*TINY_RUN, "--run-dir", str(tmp_path / "run"), "--resume", "--channels", "16", "--workers", "0"])
-    assert "resume with the same network options" in capsys.readouterr().err
+        main([*TINY_RUN, "--run-dir", str(run), "--workers", "0"])
+    assert "already holds a run: add --resume" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--run-dir", str(run), "--resume", "--channels", "16"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --channels cannot change when resuming") and err.count("\n") == 1
+    assert "a resume may change only --generations, --workers, " in err
+
+
+def test_a_generation_that_finishes_no_game_says_so_in_plain_lines(tmp_path, capsys):
+    """Games of up to 60 plies, 5 moves per generation: the first generations finish no game and train nothing."""
+    short = [*TINY_RUN, "--moves-per-generation", "5", "--generations", "2", "--workers", "0", "--progress"]
+    main([*short, "--run-dir", str(tmp_path / "run")])
+    err = capsys.readouterr().err  # stderr is no terminal here: a plain line per generation
+    assert "\r" not in err
+    lines = err.splitlines()
+    assert lines[0].startswith("alphazero: 1/2 generations (50%), ")
+    assert "generation 1: no game finished (a game outlasts the 5 moves of a generation)" in lines[0]
+    assert "no training yet (0 of 20 samples to start)" in lines[0]
+    rows = metrics(tmp_path / "run")
+    assert rows[0]["generation_games"] == "0" and rows[0]["mean_game_plies"] == rows[0]["policy_loss"] == ""
+
+
+def test_ctrl_c_stops_a_run_and_its_workers_with_one_line(tmp_path):
+    run = tmp_path / "run"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "training.alphazero", *TINY_RUN, "--run-dir", str(run), "--generations", "1000",
+         "--workers", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 300
+    while not (run / "state.pt").exists():
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130
+    assert err == f"stopped; resume with: awale train alphazero --run-dir {run} --resume\n"
 
 
 def test_config_rejects_bad_values():
@@ -74,3 +129,37 @@ def test_config_rejects_bad_values():
         AlphaZeroConfig(gate_games=5)
     with pytest.raises(ValueError, match="simulations must be a positive integer"):
         AlphaZeroConfig(simulations=0)
+
+
+def test_a_run_can_start_from_a_checkpoints_network(tmp_path):
+    """--init-from: the run's first networks are the checkpoint's (no training step in generation 1: the replay
+    buffer is still filling); a checkpoint of another shape or game is refused; a resume does not read it again."""
+    from agents.alphazero.network import CheckpointError, NetworkConfig, RingNet, save_checkpoint
+
+    torch.manual_seed(11)
+    start = RingNet(NetworkConfig(channels=8, blocks=1, value_hidden=8))
+    save_checkpoint(tmp_path / "start.pt", start)
+    run = train(
+        config(tmp_path / "run", "--generations", "1", "--workers", "0", "--init-from", str(tmp_path / "start.pt"))
+    )
+    assert run.totals["steps"] == 0
+    for name in ("state.pt", "best.pt"):
+        saved = weights(tmp_path / "run" / name)["state_dict"]
+        for key, value in start.state_dict().items():
+            torch.testing.assert_close(saved[key], value, rtol=0, atol=0)
+    (tmp_path / "start.pt").unlink()
+    resume = ("--generations", "2", "--workers", "0", "--resume", "--init-from", str(tmp_path / "start.pt"))
+    assert train(config(tmp_path / "run", *resume)).generation == 2
+
+    save_checkpoint(tmp_path / "wide.pt", RingNet(NetworkConfig(channels=16, blocks=1, value_hidden=8)))
+    with pytest.raises(CheckpointError, match="give its --channels, --blocks and --value-hidden"):
+        train(
+            config(tmp_path / "wide", "--generations", "1", "--workers", "0", "--init-from", str(tmp_path / "wide.pt"))
+        )
+    save_checkpoint(tmp_path / "oware.pt", RingNet(NetworkConfig(channels=8, blocks=1, value_hidden=8, game="oware")))
+    with pytest.raises(CheckpointError, match="plays oware only"):
+        train(
+            config(
+                tmp_path / "other", "--generations", "1", "--workers", "0", "--init-from", str(tmp_path / "oware.pt")
+            )
+        )

@@ -1,15 +1,21 @@
-"""The ``awale`` command: a human game driven through stdin, the arena, and one-line errors for bad input."""
+"""The ``awale`` command: a human game driven through stdin, the arena, one-line errors for bad input, ``python -m
+awale_apps`` and the deprecated ``awale_env.cli`` path."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
-from awale_env.cli import PROMPT, app, expand_list_options
+import awale_apps.cli
+from awale_apps.cli import PROMPT, app, expand_list_options
+from awale_env import RecordError
+from awale_env.games import GAMES
 
 runner = CliRunner()
 AWALE = str(Path(sys.executable).with_name("awale"))
@@ -26,7 +32,7 @@ def test_play_through_piped_stdin_with_bad_input_and_undo():
     assert "illegal move 14B for player 0: hole 14 belongs to player 1" in out
     assert "malformed move 'hello'" in out
     assert out.count("greedy plays") == 2  # after 1R and after 3B; the first reply was undone
-    assert "[0R2B]" in out  # 1R's hole bracketed on the board
+    assert "[ 0 2 ]" in out and "each hole: red blue" in out  # 1R's hole bracketed (red, blue: colours stripped)
     assert "game abandoned" in out
     assert "Traceback" not in out + done.stderr
 
@@ -117,3 +123,133 @@ def test_train_subcommands_pass_options_to_the_trainers():
     )
     assert done.returncode == 2
     assert done.stderr.strip() == "error: --n-envs must be a positive integer, got 0"
+
+
+def test_python_m_awale_apps_runs_the_command():
+    done = subprocess.run([sys.executable, "-m", "awale_apps", "--help"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert all(command in done.stdout for command in ("play", "arena", "demo", "serve", "train"))
+
+
+def test_the_game_options_come_from_the_registry():
+    for name, game in GAMES.items():
+        assert name in awale_apps.cli.GAME_HELP
+        assert f"{game.default_max_plies} for {name}" in awale_apps.cli.MAX_PLIES_HELP
+        assert all(flag in awale_apps.cli.RULE_HELP for flag in game.rule_options)
+
+
+def test_the_old_import_path_warns_once_and_gives_the_new_command():
+    """In a fresh interpreter: the alias keeps what it loaded, so only a first use warns."""
+    code = (
+        "import warnings\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    from awale_env.cli import main\n"
+        "    from awale_env.cli import main as again\n"
+        "import awale_apps.cli\n"
+        "assert main is again is awale_apps.cli.main\n"
+        "print([str(w.message) for w in caught if w.category is DeprecationWarning])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['awale_env.cli is deprecated: use awale_apps.cli.main']"
+
+
+def test_version():
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.output == f"awale {version('awale_env')}\n"
+
+
+def one_line_error(result, code: int) -> str:
+    """The one line ``error: ...`` a failed command printed (the CliRunner mixes stderr into the output)."""
+    assert result.exit_code == code, result.output
+    assert "Traceback" not in result.output
+    line = result.output.strip().splitlines()[-1]
+    assert line.startswith("error: "), result.output
+    return line
+
+
+def test_bad_files_and_numbers_are_one_line_errors(tmp_path):
+    regular = tmp_path / "file"
+    regular.write_text("")
+    line = one_line_error(runner.invoke(app, ["play", "--max-plies", "99999999999999999999999"]), 2)
+    assert line == "error: --max-plies must be 0 (no limit) to 1,000,000, got 99999999999999999999999"
+    # the arena checks where its results go before it plays
+    args = ["arena", "--agents", "random", "greedy", "--games", "2", "--no-progress", "--out", str(regular / "out")]
+    result = runner.invoke(app, expand_list_options(args))
+    assert one_line_error(result, 1) == f"error: Not a directory: '{regular / 'out'}'"
+    assert "Elo" not in result.output
+    result = runner.invoke(app, ["demo", "--steps", "64", "--games", "2", "--run-dir", str(regular / "run")])
+    assert "Not a directory" in one_line_error(result, 1)
+
+
+def test_any_expected_error_of_a_command_is_one_line(monkeypatch, tmp_path):
+    """The rule of every subcommand: a library's ValueError (its subclasses included) exits 2, an OSError 1, each as
+    one line naming what was wrong; anything else is a bug and keeps its traceback."""
+    import training.arena
+
+    args = ["arena", "--agents", "random", "greedy", "--games", "2", "--no-progress"]
+    for raised, code, line in [
+        (OSError(28, "No space left on device", "runs/x"), 1, "error: No space left on device: 'runs/x'"),
+        (RecordError("bad record:\n  line 2"), 2, "error: bad record: line 2"),
+        (ArithmeticError("a bug"), 1, None),
+    ]:
+
+        def fail(*args, raised=raised, **kwargs):
+            raise raised
+
+        monkeypatch.setattr(training.arena, "round_robin", fail)
+        result = runner.invoke(app, expand_list_options(args))
+        if line is None:
+            assert result.exit_code == 1 and result.exception is raised
+        else:
+            assert one_line_error(result, code) == line
+
+
+@pytest.fixture
+def full_disk(tmp_path):
+    """A folder on a 64 KiB tmpfs filled up (needs root and mount; skipped otherwise)."""
+    mount = tmp_path / "full"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        with (mount / "filler").open("wb") as filler:
+            try:
+                filler.write(b"\0" * 2**20)
+            except OSError:
+                pass
+        yield mount
+    finally:
+        subprocess.run(["umount", str(mount)], check=True)
+
+
+def test_a_full_disk_is_a_one_line_error(full_disk):
+    """Where the results go is checked before the games (creating a folder may still fit), the write at the end can
+    fail all the same: both are one line."""
+    for out in (full_disk / "a", full_disk / "b" / "c" / "d"):
+        args = ["arena", "--agents", "random", "greedy", "--games", "2", "--no-progress", "--out", str(out)]
+        done = subprocess.run([AWALE, *args], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 1, done.stderr
+        assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, done.stderr
+        assert "No space left on device" in done.stderr
+
+
+def test_a_users_folder_named_like_a_package_is_a_one_line_error(tmp_path):
+    for name in ("training", "agents"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text("")
+        done = subprocess.run(
+            [sys.executable, "-m", "awale_apps", "play"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 1, done.stderr
+        expected = f"error: Python imports {name!r} from {tmp_path / name}, which hides"
+        assert done.stderr.startswith(expected), done.stderr
+        assert done.stderr.count("\n") == 1 and done.stderr.strip().endswith("rename it, or run from another directory")
+        (tmp_path / name / "__init__.py").unlink()
+        (tmp_path / name).rmdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "awale_env", "--version"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0 and done.stdout == f"awale {version('awale_env')}\n", done.stderr

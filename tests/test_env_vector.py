@@ -12,7 +12,6 @@ from gymnasium.vector import AutoresetMode
 from nojit import run_python
 
 from awale_env import State
-from awale_env.core.batch import OUTCOMES
 from awale_env.vector import AwaleVectorEnv
 
 MODES = [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP]
@@ -53,14 +52,14 @@ def test_self_play_agrees_with_the_state_api(mode):
             s = states[i]
             assert info["mover"][i] == s.to_move
             if not s.is_legal(int(actions[i])):
-                assert terminated[i] and rewards[i] == -1 and OUTCOMES[info["outcome"][i]] == "illegal_action"
+                assert terminated[i] and rewards[i] == -1 and vec.outcomes[info["outcome"][i]] == "illegal_action"
                 final = s
             else:
                 final = s.play(int(actions[i]))
                 assert rewards[i] == pytest.approx(final.last_capture / 64)
                 assert terminated[i] == final.is_terminal
                 if final.is_terminal:
-                    assert OUTCOMES[info["outcome"][i]] == final.end_reason
+                    assert vec.outcomes[info["outcome"][i]] == final.end_reason
             if terminated[i]:
                 ended_games += 1
                 assert info["_outcome"][i] and tuple(info["stores"][i]) == final.stores

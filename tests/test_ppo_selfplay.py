@@ -1,11 +1,16 @@
 """Self-play PPO: the learner's view of the env, a tiny run end to end (train, evaluate, checkpoint, resume, play),
-and the checkpoint checks of the PPO agent."""
+the run directory's conventions (resume options, progress in a log, Ctrl-C), and the checkpoint checks of the PPO
+agent."""
 
 from __future__ import annotations
 
 import csv
-import io
+import dataclasses
 import json
+import signal
+import subprocess
+import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -16,20 +21,24 @@ pytest.importorskip("sb3_contrib")
 
 import agents  # noqa: E402
 from agents.ppo import (  # noqa: E402
-    FEATURE_SETS,
-    PRETRAINED_PATH,
     CheckpointError,
+    LearnerView,
     PolicyNet,
     PPOAgent,
+    input_size,
     observe,
     open_checkpoint,
+    pretrained_path,
+    sb3_model,
 )
-from awale_env.core import awale16 as core  # noqa: E402
-from awale_env.games import get_game  # noqa: E402
+from awale_env import State  # noqa: E402
+from awale_env.games import GAMES, get_game  # noqa: E402
+from awale_env.games.awale16 import kernels as core  # noqa: E402
 from awale_env.gym_env import AwaleEnv  # noqa: E402
-from awale_env.rules import State  # noqa: E402
 from training import ppo_selfplay  # noqa: E402
-from training.ppo_selfplay import Args, LearnerView, train  # noqa: E402
+from training.ppo_selfplay import Args, train  # noqa: E402
+
+TACTICS_SIZE = input_size("awale16", "tactics")
 
 
 class RecordingOpponent:
@@ -48,7 +57,7 @@ class RecordingOpponent:
 def test_learner_sees_only_its_own_view_and_rewards(seat):
     opponent = RecordingOpponent(seed=seat)
     env = LearnerView(AwaleEnv(opponent=opponent, learner_seat=seat), shaping=0.5, features="tactics")
-    assert env.observation_space.shape == (FEATURE_SETS["tactics"],)
+    assert env.observation_space.shape == (TACTICS_SIZE,)
     observation, _ = env.reset(seed=3)
     rng = np.random.default_rng(seat)
     games = 0
@@ -80,25 +89,27 @@ def test_learner_sees_only_its_own_view_and_rewards(seat):
     assert all(s.to_move == 1 - seat for s in opponent.seen)
 
 
-def test_tactical_features_are_the_captures_of_each_move_and_of_the_best_reply():
+@pytest.mark.parametrize("game", GAMES)
+def test_tactical_features_are_the_captures_of_each_move_and_of_the_best_reply(game):
+    spec = get_game(game)
+    n = spec.num_actions
     rng = np.random.default_rng(5)
     checked = 0
-    for _ in range(20):
-        state = State.initial(max_plies=60)
+    while checked < 300:
+        state = spec.initial(max_plies=60, seed=int(rng.integers(1 << 30)))
         while not state.is_terminal:
             player = state.to_move
-            features = observe(state, player, "tactics")[core.OBS_SIZE :]
-            expected = np.zeros(2 * core.NUM_ACTIONS)
+            features = observe(state, player, "tactics")[spec.obs_size :]
+            expected = np.zeros(2 * n)
             for move in state.legal_actions():
-                r = int(core.relative_action(move, player))
+                r = (move - spec.action_shift(player)) % n
                 after = state.play(move)
                 expected[r] = after.last_capture / 16
                 if not after.is_terminal:
-                    expected[core.NUM_ACTIONS + r] = max(after.play(b).last_capture for b in after.legal_actions()) / 16
+                    expected[n + r] = max(after.play(b).last_capture for b in after.legal_actions()) / 16
             np.testing.assert_allclose(features, expected, rtol=0, atol=1e-6)
             checked += 1
             state = state.play(int(rng.choice(state.legal_actions())))
-    assert checked > 300
 
 
 def find_losing_reply(seed: int) -> tuple[State, int, int]:
@@ -174,8 +185,9 @@ def test_tiny_run_trains_evaluates_checkpoints_resumes_and_plays(tmp_path):
     half_bytes, half_eval = half.read_bytes(), (tmp_path / "parts" / "eval.csv").read_bytes()
     with (tmp_path / "parts" / "eval.csv").open("a") as file:  # as if killed after evaluating past its checkpoint
         file.write("1536,9.9,random,4,4,0,0,1.0\n")
-    resumed = train(tiny_args(tmp_path / "ignored", resume=str(tmp_path / "parts"), total_timesteps=2048))
+    resumed = train(tiny_args(tmp_path / "parts", resume=True, total_timesteps=2048))  # a longer run may resume
     assert resumed == tmp_path / "parts" / "checkpoints" / "last.zip"
+    assert json.loads((tmp_path / "parts" / "config.json").read_text())["total_timesteps"] == 2048
 
     # the same schedule of evaluations, snapshots, updates and learning rate as the uninterrupted run
     rows_whole, rows_parts = read_rows(tmp_path / "whole"), read_rows(tmp_path / "parts")
@@ -196,19 +208,16 @@ def test_tiny_run_trains_evaluates_checkpoints_resumes_and_plays(tmp_path):
     half_copy = again / "checkpoints" / "last.zip"
     half_copy.write_bytes(half_bytes)
     (again / "eval.csv").write_bytes(half_eval)
-    train(tiny_args(again, resume=str(again), total_timesteps=2048))
+    train(tiny_args(again, resume=True, total_timesteps=2048))
     net_a, net_b = PPOAgent.load(resumed).net, PPOAgent.load(half_copy).net
     for w, v in zip(net_a.weights, net_b.weights):
         np.testing.assert_array_equal(w, v)
 
     # the numpy policy of the checkpoint is exactly SB3's policy
-    from sb3_contrib import MaskablePPO
-
-    with open_checkpoint(resumed) as archive:
-        model = MaskablePPO.load(io.BytesIO(archive.read("model.zip")), device="cpu")
+    model = sb3_model(resumed)
     net = PolicyNet.from_sb3(model.policy, "tanh", "tactics")
     rng = np.random.default_rng(0)
-    observations = rng.random((50, FEATURE_SETS["tactics"]), dtype=np.float32)
+    observations = rng.random((50, TACTICS_SIZE), dtype=np.float32)
     masks = rng.random((50, core.NUM_ACTIONS)) < 0.4
     masks[:, 0] = True
     expected, _ = model.predict(observations, action_masks=masks, deterministic=True)
@@ -245,13 +254,13 @@ def test_bad_options_are_refused_before_training(tmp_path):
     with pytest.raises(ValueError, match="unknown agent"):
         train(tiny_args(tmp_path, eval_opponents=("nobody",)))
     with pytest.raises(FileNotFoundError, match="no checkpoint"):
-        train(tiny_args(tmp_path, resume=str(tmp_path / "missing")))
+        train(tiny_args(tmp_path / "missing", resume=True))
     assert not (tmp_path / "eval.csv").exists()
 
 
 def test_cli_reports_errors_in_one_line(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
-        ppo_selfplay.main(["--resume", str(tmp_path / "missing")])
+        ppo_selfplay.main(["--run-dir", str(tmp_path / "missing"), "--resume"])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("error: no checkpoint") and err.count("\n") == 1
@@ -276,10 +285,10 @@ def test_loading_checks_the_file(tmp_path):
         agents.make("ppo")
 
 
-@pytest.mark.skipif(not PRETRAINED_PATH.exists(), reason="no shipped checkpoint")
+@pytest.mark.skipif(not pretrained_path().exists(), reason="no shipped checkpoint")
 def test_pretrained_checkpoint_truncated_is_refused_and_whole_beats_greedy(tmp_path):
     truncated = tmp_path / "truncated.zip"
-    data = PRETRAINED_PATH.read_bytes()
+    data = pretrained_path().read_bytes()
     truncated.write_bytes(data[: len(data) // 2])
     with pytest.raises(CheckpointError, match="truncated or corrupted"):
         PPOAgent.load(truncated)
@@ -290,6 +299,25 @@ def test_pretrained_checkpoint_truncated_is_refused_and_whole_beats_greedy(tmp_p
         while not state.is_terminal:
             state = state.play((agent if state.to_move == seat else opponent).act(state))
         assert state.winner == seat
+
+
+@pytest.mark.skipif(not pretrained_path().exists(), reason="no shipped checkpoint")
+def test_your_own_sb3_code_loads_evaluates_and_fine_tunes_the_shipped_policy_in_three_lines():
+    import torch
+    from sb3_contrib.common.maskable.evaluation import evaluate_policy
+
+    model = sb3_model(pretrained_path())  # 1. load: a MaskablePPO on the policy's own envs, against random
+    mean_reward, _ = evaluate_policy(model, model.get_env(), n_eval_episodes=16)  # 2. evaluate: +1 a win, -1 a loss
+    before = {key: value.clone() for key, value in model.policy.state_dict().items()}
+    model.learn(256)  # 3. fine-tune
+
+    assert mean_reward > 0.8  # the shipped policy beat random in 200 games of 200
+    assert model.num_timesteps >= 256
+    assert any(not torch.equal(before[key], value) for key, value in model.policy.state_dict().items())
+    with pytest.raises(ValueError, match="sb3_model cannot change net_arch; it may change learning_rate, "):
+        sb3_model(pretrained_path(), net_arch=(8,))
+    with pytest.raises(ValueError, match=r"the env's observations have shape \(35,\), the policy .* sees \(99,\)"):
+        sb3_model(pretrained_path(), env=AwaleEnv())
 
 
 @pytest.mark.parametrize("game", ["oware", "hawalis"])
@@ -303,23 +331,76 @@ def test_tiny_run_on_another_game_records_it_and_plays_it(tmp_path, game):
         tiny_args(tmp_path, game=game, total_timesteps=256, eval_every=256, checkpoint_every=256, eval_games=2)
     )
     saved = config_of(path)["args"]
-    assert (saved["game"], saved["features"], saved["max_plies"]) == (game, "board", spec.default_max_plies)
-    assert saved["eval_opponents"] == ["random", "greedy"]
+    assert (saved["game"], saved["features"], saved["max_plies"]) == (game, "tactics", spec.default_max_plies)
     agent = agents.make(f"ppo:path={path}", seed=0)
     assert agent.game is spec and agent.net.weights[-1].shape[1] == spec.num_actions
+    assert agent.net.weights[0].shape[0] == spec.obs_size + 2 * spec.num_actions
     state, opponent = spec.initial(seed=0), agents.make("random", seed=0)
     while not state.is_terminal:
         state = state.play((agent if state.to_move == 0 else opponent).act(state))  # play() raises on an illegal move
-    with pytest.raises(ValueError, match=f"plays {game}, not awale16"):
+    with pytest.raises(ValueError, match=f"plays {game} only, not 'awale16'"):
         agent.act(State.initial())
-    with pytest.raises(ValueError, match="--features: .*two-colour Awale"):
-        train(tiny_args(tmp_path / "tactics", game=game, features="tactics"))
 
 
-def test_checkpoints_of_the_two_colour_game_stay_its_own(tmp_path):
-    with pytest.raises(ValueError, match="--game must be one of awale16, oware, hawalis"):
+def test_tactics_need_the_games_search_kernels():
+    without_search = dataclasses.replace(get_game("oware"), package=None)  # a game with no compiled parts
+    assert input_size(without_search, "board") == without_search.obs_size
+    with pytest.raises(ValueError, match="compiled search kernels, which oware lacks; a oware policy sees 'board'"):
+        input_size(without_search, "tactics")
+
+
+def test_checkpoints_of_the_default_game_stay_its_own(tmp_path):
+    with pytest.raises(ValueError, match=f"--game must be one of {', '.join(GAMES)}"):
         train(tiny_args(tmp_path, game="chess"))
     pretrained = agents.make("ppo:pretrained")
-    assert pretrained.game is get_game("awale16")  # a weights file without a game is the two-colour Awale's
-    with pytest.raises(ValueError, match="plays awale16, not oware"):
+    assert pretrained.game is get_game("awale16")  # a weights file without a game is the default game's
+    assert pretrained.games == ("awale16",)  # the games a policy is shipped for (ppo_<game>.zip)
+    message = "agent 'ppo:pretrained' plays awale16 only, not 'oware': no PPO policy is shipped for it"
+    with pytest.raises(ValueError, match=message):
         pretrained.act(get_game("oware").initial())
+
+
+# --- the run directory ---------------------------------------------------------------------------------------------
+
+
+def test_a_resume_takes_the_options_it_may_change_refuses_the_others_and_logs_plain_lines(tmp_path, capsys):
+    run = tmp_path / "run"
+    train(tiny_args(run))  # 1024 moves, no progress shown
+    capsys.readouterr()
+    resume = ["--run-dir", str(run), "--resume"]
+    with pytest.raises(SystemExit) as stop:
+        ppo_selfplay.main([*resume, "--n-envs", "4"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --n-envs cannot change when resuming") and err.count("\n") == 1
+    assert "a resume may change only --total-timesteps, " in err
+    ppo_selfplay.main([*resume, "--total-timesteps", "1536", "--progress"])
+    saved = json.loads((run / "config.json").read_text())
+    assert saved["total_timesteps"] == 1536 and saved["progress"] is True  # what the resume changed
+    assert saved["n_envs"] == 2 and saved["net_arch"] == [16]  # the rest is the run's, not the command line's defaults
+    assert config_of(run / "checkpoints" / "last.zip")["num_timesteps"] == 1536
+    err = capsys.readouterr().err  # stderr is no terminal here: progress as plain lines
+    assert "\r" not in err
+    last = err.splitlines()[-1]
+    assert last.startswith("ppo: 1,536/1,536 moves (100%), ") and "; win rates at 1,536: random=" in last
+
+
+def test_ctrl_c_stops_a_run_with_one_line_saying_how_to_resume(tmp_path):
+    run = tmp_path / "run"
+    options = ["--run-dir", str(run), "--total-timesteps", "100000000", "--n-envs", "2", "--n-steps", "64",
+               "--batch-size", "64", "--net-arch", "16", "--eval-opponents", "random", "--eval-games", "2",
+               "--eval-every", "100000000", "--checkpoint-every", "128", "--no-progress"]  # fmt: skip
+    process = subprocess.Popen(
+        [sys.executable, "-m", "training.ppo_selfplay", *options],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 300
+    while not (run / "checkpoints" / "last.zip").exists():
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130
+    assert err == f"stopped; resume with: awale train ppo --run-dir {run} --resume\n"

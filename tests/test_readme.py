@@ -109,7 +109,7 @@ def test_quick_start_is_two_commands_install_and_demo_then_ci():
 
 
 def test_board_picture_is_drawn_by_the_project():
-    from awale_env.render import board_image
+    from awale_env.games.awale16.render import board_image
 
     sys.path.insert(0, str(ROOT / "docs"))
     try:

@@ -1,5 +1,6 @@
-"""The web app of ``awale serve`` through FastAPI's test client: games of every kind (awale16, Oware, Hawalis), moves,
-undo, errors, limits, eviction.
+"""The web app of ``awale serve`` through FastAPI's test client: every game's page data against its States, games of
+every kind (awale16, Oware, Hawalis), moves, undo, errors, limits (the queue of thinks, the workers' memory),
+eviction, the API reference served offline, the deprecated ``awale_env.web`` path.
 
 The agents think in spawned worker processes, so each client (module-scoped) pays one worker start-up.
 """
@@ -8,6 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
+import re
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -16,15 +21,75 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from agents import AgentSpecError
-from awale_env.cli import app as cli_app
-from awale_env.games import get_game
-from awale_env.record import GameRecord
-from awale_env.rules import State
-from awale_env.web import app as web_app
-from awale_env.web.app import MAX_BODY_BYTES, AgentUnavailable, Thinkers, check_spec, create_app
+from agents import AgentSpecError, make
+from awale_apps.cli import app as cli_app
+from awale_apps.web import create_app, thinker
+from awale_apps.web.live import end_explanation, move_details, web_games
+from awale_apps.web.opponents import AgentUnavailable, Thinkers, check_spec
+from awale_apps.web.server import MAX_BODY_BYTES
+from awale_apps.web.thinker import search_bytes
+from awale_env import GameRecord, State
+from awale_env.games import DEFAULT_GAME, get_game
 
 PPO_CHECKPOINT = Path(__file__).resolve().parent.parent / "agents" / "pretrained" / "ppo_awale16.zip"
+
+
+def cell_moves(cell: dict) -> list[str]:
+    """The moves a cell of a page's board offers: clicking the pit, or its buttons."""
+    return [button["move"] for button in cell["buttons"]] if "buttons" in cell else [cell["move"]]
+
+
+@pytest.mark.parametrize("name", sorted(web_games()))
+def test_the_page_data_draws_every_seed_and_offers_every_legal_move(name):
+    """A random game checked against the page data: each seat's view draws every seed on the board once, each
+    player's cells offer each of their moves once (the same in both views) and every legal move, and the texts
+    cover every end."""
+    game = get_game(name)
+    page = game.page()
+    assert json.loads(json.dumps(page)) == page and len(page["players"]) == 2 and len(page["views"]) == 2
+    for choice in page["rule_choices"]:
+        game.initial(**choice["rules"])
+    assert {reason for reason in game.end_reasons if reason is not None} <= set(page["end_reasons"])
+    views = [[cell for row in view for cell in row] for view in page["views"]]
+    offered = [
+        [sorted(move for cell in cells if cell["owner"] == player for move in cell_moves(cell)) for player in (0, 1)]
+        for cells in views
+    ]
+    assert offered[0] == offered[1] and all(len(set(moves)) == len(moves) for moves in offered[0])
+    rng = random.Random(0)
+    state = game.initial(seed=0)
+    while True:
+        data = state.to_dict()
+        for cells in views:
+            seeds = [tuple(reference) for cell in cells for reference in cell["seeds"]]
+            assert len(set(seeds)) == len(seeds) and all(len(cell["seeds"]) == len(page["colours"]) for cell in cells)
+            assert sum(data[field][index] for field, index in seeds) + sum(state.stores) == game.total_seeds
+        if state.is_terminal or state.ply == 80:
+            break
+        mover = state.to_move
+        assert {game.format_move(action) for action in state.legal_actions()} <= set(offered[0][mover])
+        state = state.play(rng.choice(state.legal_actions()))
+        ended = move_details(game, page, state)["ended"]
+        assert ended is None or ended in offered[0][mover]
+
+
+def test_the_old_import_path_warns_once_and_gives_the_new_app():
+    """In a fresh interpreter: the alias keeps what it loaded, so only a first use warns."""
+    code = (
+        "import warnings\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    from awale_env.web import create_app\n"
+        "    from awale_env.web import create_app as again, serve\n"
+        "import awale_apps.web\n"
+        "assert create_app is again is awale_apps.web.create_app and serve is awale_apps.web.serve\n"
+        "print([str(w.message) for w in caught if w.category is DeprecationWarning])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(
+        [f"awale_env.web is deprecated: use awale_apps.web.{name}" for name in ("create_app", "serve")]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +184,7 @@ def test_full_games_of_oware_and_hawalis_against_random(client, name, rules, sea
     result = game["result"]
     assert result["end_reason"] == final.end_reason and result["winner"] == final.winner
     assert result["outcome"] == "draw" if final.winner is None else ("win" if final.winner == game["seat"] else "loss")
-    assert result["explanation"] == web_app.end_explanation(name, final) and "{" not in result["explanation"]
+    assert result["explanation"] == end_explanation(final) and "{" not in result["explanation"]
     assert game["legal_moves"] == [] and client.get(f"/api/games/{game['id']}").json() == game
     assert "the game is over" in error_of(client.post(f"/api/games/{game['id']}/moves", json={"move": 0}), 400)
 
@@ -168,6 +233,9 @@ def test_hawalis_moves_as_indices_and_undo(client):
     played = client.post(f"/api/games/{game['id']}/moves", json={"move": 10}).json()
     assert [m["move"] for m in played["moves"]][:1] == ["10"] and played["moves"][0]["captured"] == 4
     assert played["state"]["captured"][0] == 4 and len(played["moves"]) == 2
+    after = get_game("hawalis").initial().play(10)  # the page says where the sowing ended, after how many laps
+    assert played["moves"][0]["note"] == f"ended in pit {after.last_pit} on lap {after.laps}"
+    assert played["moves"][0]["ended"] == str(after.last_pit) and played["stores"] == played["state"]["captured"]
     undone = client.post(f"/api/games/{game['id']}/undo").json()
     assert undone["state"] == game["state"] and undone["moves"] == [] and not undone["can_undo"]
 
@@ -208,11 +276,11 @@ def test_moves_as_action_indices_and_lower_case(client):
         (32, "action 32 out of range: actions are integers 0-31"),
         (
             True,
-            "move: a move is a string as the game writes it ('14B' in awale16, '3' in oware and hawalis) or an "
+            "move: a move is a string of at most 8 characters as the game writes it (its page's example) or an "
             "action index (got True)",
         ),
-        ("14BBBBBBB", "move: a move is a string as the game writes it"),
-        (None, "move: a move is a string as the game writes it"),
+        ("14BBBBBBB", "move: a move is a string of at most 8 characters"),
+        (None, "move: a move is a string of at most 8 characters"),
     ],
 )
 def test_bad_moves_are_refused_and_leave_the_game_unchanged(client, move, expected):
@@ -280,7 +348,7 @@ def test_delete_drops_the_game(client):
         ({"opponent": "ppo:path=/etc/passwd"}, "ppo: path= is refused here (the page may not open files"),
         ({"opponent": ""}, "opponent: String should have at least 1 character"),
         ({"opponent": "x" * 201}, "opponent: String should have at most 200 characters"),
-        ({"game": "chess"}, "unknown game 'chess'; this server plays: awale16, oware, hawalis"),
+        ({"game": "chess"}, f"unknown game 'chess'; this server plays: {', '.join(web_games())}"),
         ({"rules": {"preset": "texts"}}, "bad rules for awale16: unknown option(s) 'preset' for the game 'awale16'"),
         ({"game": "oware", "rules": {"preset": "abapa"}}, "bad rules for oware: preset must be 'texts', 'openspiel'"),
         ({"game": "oware", "rules": {"stop_at_majority": "yes"}}, "stop_at_majority must be True or False, got 'yes'"),
@@ -291,10 +359,7 @@ def test_delete_drops_the_game(client):
             {"game": "hawalis", "rules": {"max_plies": 9}},
             "unknown option(s) 'max_plies' for the game 'hawalis'; its rule options are first_player, endless_move",
         ),
-        (
-            {"seat": 2},
-            "seat: must be 0 (player 0: odd holes in awale16, South in oware and hawalis), 1 or 'random' (got 2)",
-        ),
+        ({"seat": 2}, "seat: must be 0 (player 0, the first of the game's players), 1 or 'random' (got 2)"),
         ({"seat": True}, "seat: must be 0"),
         ({"max_plies": 0}, "max_plies: Input should be greater than or equal to 1"),
         ({"max_plies": 5000}, "max_plies: Input should be less than or equal to 1000"),
@@ -310,12 +375,18 @@ def test_operator_presets_may_use_path_and_are_offered(client):
     spec = f"ppo:path={PPO_CHECKPOINT}"
     config = client.get("/api/config").json()
     assert config["presets"][0] == spec and "alphazero:pretrained" in config["presets"]
-    assert [(g["id"], g["title"]) for g in config["games"]] == [
-        ("awale16", "Two-colour Awale, 16 holes"),
-        ("oware", "Oware, 2 × 6"),
-        ("hawalis", "Hawalis, 4 × 7 relay sowing"),
-    ]
-    _, oware, hawalis = config["games"]
+    games = {g["id"]: g for g in config["games"]}
+    assert list(games) == list(web_games()) and config["default_game"] == DEFAULT_GAME
+    assert {name: games[name]["title"] for name in ("awale16", "oware", "hawalis")} == {
+        "awale16": "Two-colour Awale, 16 holes",
+        "oware": "Oware, 2 × 6",
+        "hawalis": "Hawalis, 4 × 7 relay sowing",
+    }
+    oware, hawalis = games["oware"], games["hawalis"]
+    assert games["awale16"]["views"][0][0][0]["buttons"][1]["move"] == "16B"  # hole 16 at the top left
+    for name, kind in web_games().items():
+        served = {"id": name, "rule_options": list(kind.rule_options), "default_max_plies": kind.default_max_plies}
+        assert games[name] == {**served, **kind.page()}
     assert [choice["rules"] for choice in oware["rule_choices"]] == [{"preset": "texts"}, {"preset": "openspiel"}]
     assert hawalis["players"] == ["South", "North"] and hawalis["default_max_plies"] == 1000
     assert config["limits"]["max_think_seconds"] == 0.5 and config["limits"]["max_games"] == 8
@@ -384,6 +455,8 @@ def test_create_app_refuses_bad_settings():
         create_app(max_games=0)
     with pytest.raises(AgentSpecError, match="limit of 1 seconds per move"):
         create_app(max_think_seconds=1, presets=["alphabeta:time=3"])
+    with pytest.raises(ValueError, match="max_client_queue <= max_queue and max_memory_mb > 0; got 3, 2, 512"):
+        create_app(max_queue=2, max_client_queue=3)
 
 
 def test_serve_command_checks_its_options():
@@ -393,6 +466,8 @@ def test_serve_command_checks_its_options():
     assert result.exit_code == 2 and "--max-games >= 1" in result.output
     result = runner.invoke(cli_app, ["serve", "--preset", "nothing"])
     assert result.exit_code == 2 and "unknown agent 'nothing'" in result.output
+    result = runner.invoke(cli_app, ["serve", "--max-memory", "0"])
+    assert result.exit_code == 2 and "--max-memory > 0; got 2, 8, 0.0" in result.output
 
 
 def test_reads_are_served_while_the_agent_thinks_and_see_the_game_before_the_move(client):
@@ -429,3 +504,99 @@ def test_a_worker_that_does_not_answer_in_time_is_replaced():
             thinkers.shutdown()
 
     asyncio.run(scenario())
+
+
+def as_clients(app):
+    """``app`` seeing each request as sent from the address in its ``X-Test-Client`` header (the test client sends
+    every request from one address)."""
+
+    async def with_client(scope, receive, send):
+        name = dict(scope.get("headers", [])).get(b"x-test-client")
+        if scope["type"] == "http" and name:
+            scope = {**scope, "client": (name.decode(), 50000)}
+        await app(scope, receive, send)
+
+    return with_client
+
+
+def test_the_queue_of_thinks_is_bounded_per_client_and_in_all():
+    """One worker, at most 3 requests waiting for an agent, 2 of one client: the next is refused at once (429 for the
+    client, 503 for everyone once the queue is full) with Retry-After, and a second move in a game under way is 409."""
+    app = create_app(max_think_seconds=1.0, max_queue=3, max_client_queue=2)
+    with TestClient(as_clients(app)) as client:
+        ids = {}
+        for name, count in (("a", 3), ("b", 1), ("c", 1)):
+            for k in range(count):
+                body = {"opponent": "mcts:time=1", "seed": k}
+                response = client.post("/api/games", json=body, headers={"X-Test-Client": name})
+                assert response.status_code == 201, response.text
+                ids.setdefault(name, []).append(response.json()["id"])
+        queued = app.state.server.queued
+        answers: dict[str, int] = {}
+
+        def move(name: str, game_id: str) -> None:
+            response = client.post(f"/api/games/{game_id}/moves", json={"move": "1R"}, headers={"X-Test-Client": name})
+            answers[game_id] = response.status_code
+
+        def refused(name: str, game_id: str, status: int) -> str:
+            start = time.perf_counter()
+            response = client.post(f"/api/games/{game_id}/moves", json={"move": "1R"}, headers={"X-Test-Client": name})
+            assert time.perf_counter() - start < 0.5  # at once, not after the queue
+            assert response.status_code == status and int(response.headers["Retry-After"]) >= 1, response.text
+            return response.json()["error"]
+
+        threads = [threading.Thread(target=move, args=("a", game_id)) for game_id in ids["a"][:2]]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + 10
+        while queued["a"] < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert "you have 2 (this server's limit per client is 2)" in refused("a", ids["a"][2], 429)
+        assert "a move of this game is under way" in refused("a", ids["a"][0], 409)
+        threads.append(threading.Thread(target=move, args=("b", ids["b"][0])))
+        threads[-1].start()
+        while queued.total() < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert "3 requests are waiting for an agent (its limit is 3)" in refused("c", ids["c"][0], 503)
+        for thread in threads:
+            thread.join(timeout=60)
+        assert answers == {game_id: 200 for game_id in [*ids["a"][:2], ids["b"][0]]}
+        assert queued.total() == 0
+        assert client.post(f"/api/games/{ids['c'][0]}/moves", json={"move": "1R"}).status_code == 200  # room again
+
+
+def test_a_worker_keeps_its_agents_within_the_memory_limit():
+    """Alpha-beta's table takes 15 MB: under a 20 MB limit the worker keeps one game's agent, and the others' are
+    built again (with an empty table) at their next move."""
+    assert search_bytes(make("alphabeta:depth=2")) > 15 * 2**20
+    mcts = make("mcts:simulations=3000", seed=0)
+    before = search_bytes(mcts)
+    mcts.act(State.initial())
+    assert search_bytes(mcts) > before  # the tree grew
+
+    app = create_app(max_think_seconds=1.0, max_memory_mb=20)
+    with TestClient(app) as client:
+        games = [new_game(client, opponent="alphabeta:depth=2", seed=k) for k in range(3)]
+        server = app.state.server
+
+        def held() -> dict[str, int]:
+            return asyncio.run(server.thinkers.run(0, 60, thinker.held_agents))
+
+        assert list(held()) == [games[-1]["id"]]
+        game = client.post(f"/api/games/{games[0]['id']}/moves", json={"move": "1R"}).json()
+        assert len(game["moves"]) == 2  # its agent, dropped, was built again
+        kept = held()
+        assert list(kept) == [games[0]["id"]] and sum(kept.values()) <= 20 * 2**20
+
+
+def test_the_api_reference_page_loads_nothing_from_another_host(client):
+    page = client.get("/api/docs")
+    assert page.status_code == 200 and "SwaggerUIBundle" in page.text
+    assert "http://" not in page.text and "https://" not in page.text
+    links = re.findall(r'(?:src|href)="([^"]+)"', page.text)
+    assert len(links) == 3 and all(link.startswith("/api/docs-assets/") for link in links)
+    for link in links:
+        assert client.get(link).status_code == 200
+    assert 'validatorUrl": null' in page.text  # no badge fetched from the online validator
+    assert client.get("/api/openapi.json").json()["paths"]["/api/games"]
+    assert client.get("/redoc").status_code == 404

@@ -56,7 +56,7 @@ def free_port() -> int:
 def server() -> Iterator[str]:
     """The real server (``awale serve``, uvicorn) on a free loopback port; its base URL."""
     port = free_port()
-    command = [sys.executable, "-c", "from awale_env.cli import main; main()", "serve", "--port", str(port)]
+    command = [sys.executable, "-m", "awale_apps", "serve", "--port", str(port)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -232,3 +232,15 @@ def test_play_hawalis_and_oware_by_clicking_pits(server: str, browser: webdriver
     assert Select(browser.find_element(By.ID, "game")).first_selected_option.get_attribute("value") == "oware"
     assert Select(browser.find_element(By.ID, "rules")).first_selected_option.text.startswith("openspiel")
     assert len(browser.find_elements(By.CSS_SELECTOR, "#rows .hole")) == 12
+
+
+def test_the_api_reference_renders_from_the_servers_own_files(server: str, browser: webdriver.Chrome) -> None:
+    """Swagger UI at /api/docs draws the API in the browser, every file it loads coming from this server."""
+    browser.get(f"{server}/api/docs")
+    wait = WebDriverWait(browser, 60)
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".swagger-ui .opblock"))
+    assert "awale_env web" in browser.find_element(By.CSS_SELECTOR, ".swagger-ui .title").text
+    paths = {element.text for element in browser.find_elements(By.CSS_SELECTOR, ".opblock-summary-path")}
+    assert "/api/games" in {path.replace("\u200b", "") for path in paths}
+    loaded = browser.execute_script("return performance.getEntriesByType('resource').map(entry => entry.name)")
+    assert loaded and all(url.startswith(f"{server}/") for url in loaded), loaded

@@ -1,14 +1,20 @@
 """AlphaZero training: self-play workers with batched search, a replay buffer, gating and reference matches.
 
-Run ``python -m training.alphazero --help`` (or ``awale train alphazero --help``); every field of
-:class:`AlphaZeroConfig` is a command-line option (tyro, as CleanRL does).
+Run ``awale train alphazero --help`` (or ``python -m training.alphazero --help``); every field of
+:class:`AlphaZeroConfig` is a command-line option (tyro, as CleanRL does). The run directory follows the conventions
+every trainer shares (:mod:`training.runs`: ``--run-dir``, default ``runs/alphazero-<game>``, ``--resume``,
+``config.json``, ``tb/``) and holds ``best.pt`` (the agent's checkpoint), ``state.pt`` (everything to resume from:
+networks, optimizer, replay buffer, counters, random states) and ``metrics.csv`` (one row per generation). A
+generation ends by writing ``best.pt``, its metrics row, then ``state.pt``, each atomically: after a kill at any
+moment a resume goes on from the last ``state.pt`` and first rewrites ``best.pt`` and drops later metrics rows, so all
+three describe the same generation. Checkpoints are read with ``weights_only=True``: never any code from them.
 
 Each generation the learner sends the current best network to the self-play workers (processes), trains the
 candidate network on the replay buffer while they play, then adds their finished games to the buffer. Every
 ``gate_every`` generations the candidate plays the best network and replaces it when it scores at least
 ``gate_threshold``; every ``reference_every`` generations the best network plays fixed reference agents in the
-arena. ``--game`` picks the game (awale16, the default, oware or hawalis) and with it the network
-(:func:`agents.alphazero.network.build_network`). The number of training steps depends only on the data, never on
+arena. ``--game`` picks the game and with it the network (:func:`agents.alphazero.network.build_network`). The
+number of training steps depends only on the data, never on
 timing, so a run with one worker (or ``workers=0``, self-play in the learner's process) is deterministic under its
 seed.
 """
@@ -16,62 +22,78 @@ seed.
 from __future__ import annotations
 
 import copy
-import csv
+import dataclasses
 import io
 import json
 import math
 import multiprocessing as mp
 import queue
-import sys
+import signal
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 import torch
 import tyro
 from torch.nn import functional as F
-from torch.utils.tensorboard import SummaryWriter
-from tqdm import tqdm
 
 from agents.alphazero.mcts import SearchConfig
 from agents.alphazero.network import (
-    NUM_ROTATIONS,
-    AwaleNet,
     CheckpointError,
     NetworkConfig,
     RingNet,
     build_network,
     checkpoint_network_config,
+    load_network,
     make_evaluator,
     network_from_checkpoint,
+    num_rotations,
     read_checkpoint,
     rotate_samples,
     save_checkpoint,
 )
 from agents.alphazero.selfplay import Samples, SelfPlay, play_match
+from agents.checkpoint import load_arrays, load_tensors
 from awale_env.games import DEFAULT_GAME, GAMES, get_game
+from training import runs
+from training.arena import BACKENDS
 
+TRAINER_NAME = "alphazero"
 STATE_FILE = "state.pt"
 BEST_FILE = "best.pt"
+#: Where runs kept the replay buffer before ``state.pt`` held it (read when resuming such a run).
 REPLAY_FILE = "replay.npz"
+#: Seconds a self-play process waits for a job before checking that the learner is still alive.
+WORKER_POLL_SECONDS = 2.0
+#: The options a resume may change: the run's length, its workers, its reference matches and how it runs here.
+RESUMABLE = (
+    "generations",
+    "workers",
+    "reference_every",
+    "references",
+    "reference_games",
+    "reference_simulations",
+    "torch_threads",
+    "progress",
+    "backend",
+    "address",
+)
 
 
 @dataclass
 class AlphaZeroConfig:
     """Hyper-parameters of an AlphaZero run (all settable from the command line)."""
 
-    run_dir: str = "runs/alphazero"
-    """directory for checkpoints, TensorBoard events and metrics.csv"""
+    run_dir: Annotated[str | None, runs.computed_default("runs/alphazero-<game>", "DIR")] = None
+    """the run's directory: config.json, checkpoints, metrics.csv and TensorBoard events (tb/)"""
     seed: int = 0
     """seed of self-play, training and evaluation"""
-    resume: bool = False
-    """continue the run saved in run_dir"""
+    resume: Annotated[bool, runs.resume_option(RESUMABLE)] = False
     generations: int = 200
     """generations to train (self-play, training, evaluation)"""
-    game: str = DEFAULT_GAME
-    """the game to learn: awale16, oware or hawalis (each with its default rules)"""
+    game: Annotated[str, tyro.conf.arg(help=f"the game to learn: {', '.join(GAMES)}")] = DEFAULT_GAME
     # network
     channels: int = 64
     """convolution channels of the residual trunk"""
@@ -79,6 +101,9 @@ class AlphaZeroConfig:
     """residual blocks"""
     value_hidden: int = 64
     """hidden units of the value head"""
+    init_from: Annotated[str | None, runs.computed_default("a new network", "CHECKPOINT")] = None
+    """start from the network of this AlphaZero checkpoint (a run's best.pt, the shipped network's file), of the
+    run's game and shape, instead of a new one"""
     # search and self-play
     simulations: int = 100
     """simulations per self-play move"""
@@ -92,10 +117,14 @@ class AlphaZeroConfig:
     """share of root prior replaced by noise"""
     temperature_moves: int = 16
     """plies played in proportion to visit counts (temperature 1) before playing the most visited move"""
-    max_plies: int = 400
-    """ply limit of the games (rule 11)"""
+    max_plies: Annotated[int | None, runs.computed_default("the game's ply limit", "INT")] = None
+    """ply limit of the self-play and gating games"""
     workers: int = 2
-    """self-play worker processes (0: self-play in the learner's process)"""
+    """self-play worker processes (0: self-play in the learner's process), or Ray actors with --backend ray"""
+    backend: str = "process"
+    """where self-play runs: process (worker processes here) or ray (Ray actors; needs the rllib extra)"""
+    address: Annotated[str | None, runs.computed_default("start Ray here", "ADDRESS")] = None
+    """with --backend ray, the Ray cluster to join ("auto": the one started here)"""
     games_per_worker: int = 128
     """games each worker plays side by side (the network's batch size)"""
     moves_per_generation: int = 24
@@ -116,7 +145,7 @@ class AlphaZeroConfig:
     value_loss_weight: float = 1.0
     """weight of the value loss against the policy loss"""
     augment: bool = True
-    """train on a random rotation (by 2k holes) of each sample (awale16; the other games have no board symmetry)"""
+    """train on a random rotation of each sample, in a game whose board has rotations (Game.symmetry_step)"""
     torch_threads: int = 1
     """torch threads of the learner (each worker uses one)"""
     # evaluation
@@ -137,7 +166,7 @@ class AlphaZeroConfig:
     reference_simulations: int = 100
     """simulations per move of the best network in reference matches"""
     progress: bool = True
-    """show a progress bar"""
+    """show progress: a bar on a terminal, a line per generation in a log"""
 
     def __post_init__(self) -> None:
         if self.game not in GAMES:
@@ -152,6 +181,12 @@ class AlphaZeroConfig:
         for name in ("workers", "min_replay", "reference_every", "temperature_moves"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, got {getattr(self, name)!r}")
+        if self.max_plies is not None and self.max_plies < 1:
+            raise ValueError(f"max_plies must be a positive integer, got {self.max_plies!r}")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        if self.backend == "ray" and self.workers < 1:
+            raise ValueError("backend ray plays on `workers` Ray actors: workers must be at least 1")
         for name in ("gate_games", "reference_games"):
             if getattr(self, name) % 2:
                 raise ValueError(f"{name} must be even (pairs with seats swapped), got {getattr(self, name)}")
@@ -219,30 +254,40 @@ class ReplayBuffer:
     def sample(self, rng: np.random.Generator, batch: int, augment: bool) -> tuple[np.ndarray, ...]:
         rows = rng.integers(0, self.size, batch)
         obs, policy = self.obs[rows], self.policy[rows]
-        if augment and self.game.name == "awale16":  # the rotations of the two-colour board; no other game has any
-            obs, policy = rotate_samples(obs, policy, rng.integers(0, NUM_ROTATIONS, batch))
+        if augment and self.game.symmetry_step:
+            shifts = rng.integers(0, num_rotations(self.game), batch)
+            obs, policy = rotate_samples(obs, policy, shifts, self.game)
         return obs, policy, self.value[rows]
 
-    def save(self, path: Path) -> None:
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez(tmp, obs=self.obs[: self.size], policy=self.policy[: self.size], value=self.value[: self.size],
-                 next=self.next)  # fmt: skip
-        tmp.replace(path)
+    def state(self) -> dict[str, Any]:
+        """The buffer as tensors (copies: a view would save the whole ring), for the run's ``state.pt``."""
+        rows = slice(0, self.size)
+        arrays = {"obs": self.obs[rows], "policy": self.policy[rows], "value": self.value[rows]}
+        return {key: torch.from_numpy(array.copy()) for key, array in arrays.items()} | {"next": self.next}
 
-    def load(self, path: Path) -> None:
-        with np.load(path) as data:
-            self.add(Samples(data["obs"], data["policy"], data["value"]))
-            self.next = int(data["next"]) % len(self.value)
+    def restore(self, state: dict[str, Any], source: str) -> None:
+        """Refill the empty buffer from :meth:`state` (or the arrays of a ``replay.npz``, where runs kept the buffer
+        before ``state.pt`` held it); CheckpointError for anything but this game's samples."""
+        try:
+            obs, policy, value = (np.asarray(state[key], dtype=np.float32) for key in ("obs", "policy", "value"))
+            next_row = int(state["next"])
+        except (KeyError, TypeError, ValueError) as error:
+            raise CheckpointError(f"{source}: its replay buffer is unreadable: {error}") from None
+        n = len(value)
+        if obs.shape != (n, self.game.obs_size) or policy.shape != (n, self.game.num_actions) or value.ndim != 1:
+            raise CheckpointError(f"{source}: its replay buffer does not hold samples of {self.game.name}")
+        self.add(Samples(obs, policy, value))
+        self.next = next_row % len(self.value)
 
 
-def _weights_bytes(net: AwaleNet | RingNet) -> bytes:
+def _weights_bytes(net: RingNet) -> bytes:
     buffer = io.BytesIO()
     torch.save(net.state_dict(), buffer)
     return buffer.getvalue()
 
 
-def _load_weights(net: AwaleNet | RingNet, data: bytes) -> None:
-    net.load_state_dict(torch.load(io.BytesIO(data), weights_only=True))
+def _load_weights(net: RingNet, data: bytes) -> None:
+    net.load_state_dict(load_tensors(data, "the learner's weights"))
 
 
 def _self_play_games(config: AlphaZeroConfig, worker: int, start_generation: int) -> SelfPlay:
@@ -256,7 +301,7 @@ def _self_play_games(config: AlphaZeroConfig, worker: int, start_generation: int
     )
 
 
-def _play_generation(games: SelfPlay, net: AwaleNet | RingNet, moves: int) -> tuple[Samples, dict[str, float]]:
+def _play_generation(games: SelfPlay, net: RingNet, moves: int) -> tuple[Samples, dict[str, float]]:
     evaluate = make_evaluator(net)
     done_games, done_plies, evaluations = games.games_finished, games.plies_finished, games.search.evaluations
     start = time.perf_counter()
@@ -271,14 +316,27 @@ def _play_generation(games: SelfPlay, net: AwaleNet | RingNet, moves: int) -> tu
     return samples, stats
 
 
+def _next_job(jobs: mp.Queue) -> bytes | None:
+    """The next job of a self-play process; None to stop, also when the learner died (killed: nobody told us)."""
+    learner = mp.parent_process()
+    while True:
+        try:
+            return jobs.get(timeout=WORKER_POLL_SECONDS)
+        except queue.Empty:
+            if learner is not None and not learner.is_alive():
+                return None
+
+
 def _worker_main(worker: int, config: dict[str, Any], start_generation: int, jobs: mp.Queue, results: mp.Queue):
-    """A self-play process: for each job (network weights), play a generation and send back its samples."""
+    """A self-play process: for each job (network weights), play a generation and send back its samples. It
+    ignores Ctrl-C (inherited from :class:`SelfPlayPool`): the learner stops it, or its death does."""
+    results.cancel_join_thread()  # exit without waiting for a dead learner to read the last samples
     try:
         torch.set_num_threads(1)
         cfg = AlphaZeroConfig(**{**config, "references": tuple(config["references"])})
         net = build_network(cfg.network_config())
         games = _self_play_games(cfg, worker, start_generation)
-        while (job := jobs.get()) is not None:
+        while (job := _next_job(jobs)) is not None:
             _load_weights(net, job)
             results.put((worker, *_play_generation(games, net, cfg.moves_per_generation)))
     except Exception as error:  # report to the learner instead of dying silently
@@ -303,11 +361,15 @@ class SelfPlayPool:
             )
             for w in range(config.workers)
         ]
-        for process in self.processes:
-            process.start()
+        handler = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the workers inherit it: Ctrl-C reaches the learner
+        try:
+            for process in self.processes:
+                process.start()
+        finally:
+            signal.signal(signal.SIGINT, handler)
         self.pending: bytes | None = None
 
-    def start(self, net: AwaleNet | RingNet) -> None:
+    def start(self, net: RingNet) -> None:
         """Start a generation of self-play with ``net``'s current weights."""
         weights = _weights_bytes(net)
         if self.local is not None:
@@ -338,17 +400,19 @@ class SelfPlayPool:
         total["seconds"] = max(s["seconds"] for _, s in ordered)
         return Samples.concatenate([samples for samples, _ in ordered], self.config.game), total
 
-    def close(self) -> None:
+    def close(self, wait: bool = True) -> None:
+        """End the workers: after their generation (``wait``), or at once (a stopped run)."""
         for jobs in self.jobs:
             jobs.put(None)
         for process in self.processes:
-            process.join(timeout=10)
+            process.join(timeout=10 if wait else 0)
             if process.is_alive():
                 process.terminate()
+                process.join()
 
 
 def train_steps(
-    net: AwaleNet | RingNet, optimizer: torch.optim.Optimizer, buffer: ReplayBuffer, config: AlphaZeroConfig,
+    net: RingNet, optimizer: torch.optim.Optimizer, buffer: ReplayBuffer, config: AlphaZeroConfig,
     steps: int, rng: np.random.Generator,
 ) -> dict[str, float]:  # fmt: skip
     """``steps`` AdamW steps on cross-entropy to the search policies plus squared error to the outcomes."""
@@ -402,8 +466,20 @@ def reference_scores(best_path: Path, config: AlphaZeroConfig, seed: int) -> dic
     return scores
 
 
+def initial_network(config: AlphaZeroConfig) -> RingNet:
+    """The network of ``config.init_from``; a CheckpointError unless it plays the run's game with its shape."""
+    net = load_network(config.init_from, config.game)
+    if net.config != config.network_config():
+        raise CheckpointError(
+            f"--init-from {config.init_from!r} holds a network {net.config.to_dict()}, not the configured "
+            f"{config.network_config().to_dict()}: give its --channels, --blocks and --value-hidden"
+        )
+    return net
+
+
 class Run:
-    """The state of a training run: networks, optimizer, replay buffer, logs."""
+    """The state of a training run: networks, optimizer, replay buffer, clock, logs (in a directory prepared by
+    :func:`training.runs.start`)."""
 
     def __init__(self, config: AlphaZeroConfig) -> None:
         self.config = config
@@ -411,6 +487,8 @@ class Run:
         torch.manual_seed(config.seed)
         torch.set_num_threads(config.torch_threads)
         self.candidate = build_network(config.network_config())
+        if config.init_from is not None and not config.resume:  # a resume has its own networks
+            self.candidate.load_state_dict(initial_network(config).state_dict())
         self.best = copy.deepcopy(self.candidate).eval()
         self.optimizer = torch.optim.AdamW(
             self.candidate.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
@@ -420,34 +498,54 @@ class Run:
         self.generation = 0
         self.totals = {"games": 0, "samples": 0, "steps": 0, "promotions": 0}
         self.best_generation = 0
+        elapsed = 0.0
         if config.resume:
-            self._resume()
-        elif (self.dir / STATE_FILE).exists():
-            raise FileExistsError(f"{str(self.dir)!r} already holds a run: pass --resume or choose another --run-dir")
-        self.dir.mkdir(parents=True, exist_ok=True)
-        self.writer = SummaryWriter(str(self.dir))
-        (self.dir / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
+            elapsed = self._resume()
+        self.clock = runs.Clock(elapsed)
+        self.metrics = runs.CsvLog(self.dir / "metrics.csv", "generation")
+        self.metrics.keep_until(self.generation)  # forget what a stopped run logged after its checkpoint
+        self.writer = runs.tensorboard_writer(self.dir, self.generation)
 
-    def _resume(self) -> None:
+    def _resume(self) -> float:
+        """Load the checkpoint (``state.pt``: everything a generation ends with) and make ``best.pt`` its best
+        network again (a run killed after writing ``best.pt`` had not finished that generation); return the seconds
+        the run has trained."""
         path = self.dir / STATE_FILE
+        source = repr(str(path))
         payload = read_checkpoint(path)
         if checkpoint_network_config(payload) != self.config.network_config().to_dict():
             raise CheckpointError(
-                f"{str(path)!r} holds a network {checkpoint_network_config(payload)}, not the configured "
+                f"{source} holds a network {checkpoint_network_config(payload)}, not the configured "
                 f"{self.config.network_config().to_dict()}: resume with the same network options"
             )
-        self.candidate.load_state_dict(network_from_checkpoint(payload, source=repr(str(path))).state_dict())
-        self.best.load_state_dict(network_from_checkpoint(payload, "best_state_dict", repr(str(path))).state_dict())
-        self.optimizer.load_state_dict(payload["optimizer"])
-        self.generation = int(payload["generation"])
-        self.best_generation = int(payload["best_generation"])
-        self.totals = {key: int(value) for key, value in payload["totals"].items()}
-        self.rng.bit_generator.state = json.loads(payload["rng"])
-        torch.set_rng_state(payload["torch_rng"])
-        if (self.dir / REPLAY_FILE).exists():
-            self.buffer.load(self.dir / REPLAY_FILE)
+        self.candidate.load_state_dict(network_from_checkpoint(payload, source=source).state_dict())
+        self.best.load_state_dict(network_from_checkpoint(payload, "best_state_dict", source).state_dict())
+        try:
+            self.optimizer.load_state_dict(payload["optimizer"])
+            self.generation = int(payload["generation"])
+            self.best_generation = int(payload["best_generation"])
+            self.totals = {key: int(value) for key, value in payload["totals"].items()}
+            self.rng.bit_generator.state = json.loads(payload["rng"])
+            torch.set_rng_state(payload["torch_rng"])
+            elapsed = float(payload.get("elapsed", 0.0))
+        except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as error:
+            raise CheckpointError(f"{source} lacks or mangles the training state: {error}") from None
+        if "replay" in payload:
+            self.buffer.restore(payload["replay"], source)
+        elif (self.dir / REPLAY_FILE).exists():
+            replay = self.dir / REPLAY_FILE
+            self.buffer.restore(load_arrays(replay.read_bytes(), repr(str(replay))), repr(str(replay)))
+        self.save_best()
+        return elapsed
 
     def save(self) -> None:
+        """Write the run's checkpoints now (``best.pt``, ``state.pt``): a run set up by hand (the AlphaZero notebook
+        puts the shipped network in a new run) that ``--resume`` goes on from."""
+        self.save_best()
+        self.save_state()
+
+    def save_best(self) -> None:
+        """Write ``best.pt``, the agent's checkpoint (the reference matches play it)."""
         save_checkpoint(
             self.dir / BEST_FILE,
             self.best,
@@ -455,7 +553,10 @@ class Run:
             search={"simulations": self.config.simulations, "c_puct": self.config.c_puct},
             run_config=self.config.to_dict(),
         )
-        self.buffer.save(self.dir / REPLAY_FILE)
+
+    def save_state(self) -> None:
+        """Write ``state.pt``, everything a resume goes on from, replay buffer included: the generation's last
+        write, so that ``best.pt`` and ``metrics.csv``, written before it, never run ahead of it after a resume."""
         save_checkpoint(
             self.dir / STATE_FILE,
             self.candidate,
@@ -464,32 +565,51 @@ class Run:
             generation=self.generation,
             best_generation=self.best_generation,
             totals=self.totals,
+            elapsed=self.clock.elapsed(),
             rng=json.dumps(self.rng.bit_generator.state),
             torch_rng=torch.get_rng_state(),
+            replay=self.buffer.state(),
             run_config=self.config.to_dict(),
         )
+        (self.dir / REPLAY_FILE).unlink(missing_ok=True)  # an older run's buffer, in state.pt from now on
 
     def log(self, row: dict[str, Any]) -> None:
         for key, value in row.items():
             if key != "generation" and isinstance(value, (int, float)):
-                self.writer.add_scalar(key, value, self.generation)
+                self.writer.add_scalar(runs.tag(key), value, self.generation)
         self.writer.flush()
-        path = self.dir / "metrics.csv"
-        new = not path.exists()
-        with path.open("a", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(row), extrasaction="ignore")
-            if new:
-                writer.writeheader()
-            writer.writerow(row)
+        self.metrics.append([row])
+
+
+def generation_summary(run: Run, stats: dict[str, float], losses: dict[str, float], gate: float | None) -> str:
+    """What a generation did, in a few words; says why when it finished no game or trained no step."""
+    config = run.config
+    if stats["games"]:
+        games = f"{int(stats['games'])} games"
+    else:
+        games = f"no game finished (a game outlasts the {config.moves_per_generation} moves of a generation)"
+    if losses["steps"]:
+        training = f"loss {losses['policy_loss']:.2f}/{losses['value_loss']:.2f}"
+    else:
+        training = f"no training yet ({run.buffer.size:,} of {config.min_replay:,} samples to start)"
+    gating = "" if gate is None else f", gate {gate:.0%}"
+    return f"generation {run.generation}: {games}, {training}{gating}, best = generation {run.best_generation}"
 
 
 def train(config: AlphaZeroConfig) -> Run:
-    """Run (or resume) training to ``config.generations`` generations; return the finished run."""
+    """Run (or with ``config.resume`` continue) training to ``config.generations`` generations; return the run."""
+    config, _ = runs.start(TRAINER, config)
     run = Run(config)
-    pool = SelfPlayPool(config, run.generation)
-    bar = tqdm(total=config.generations, initial=run.generation, disable=not config.progress, desc="alphazero")
+    if config.backend == "ray":
+        from training.ray_backend import RaySelfPlayPool  # imports Ray: only for this backend
+
+        pool = RaySelfPlayPool(config, run.generation)
+    else:
+        pool = SelfPlayPool(config, run.generation)
+    progress = runs.Progress(TRAINER_NAME, config.generations, run.generation, "generation", run.clock,
+                             config.progress, every=0)  # fmt: skip
     new_samples = 0
-    started = time.perf_counter()
+    finished = False
     try:
         while run.generation < config.generations:
             pool.start(run.best)
@@ -508,48 +628,56 @@ def train(config: AlphaZeroConfig) -> Run:
             run.totals["samples"] += new_samples
             row: dict[str, Any] = {
                 "generation": run.generation,
-                "elapsed_s": round(time.perf_counter() - started, 1),
+                "elapsed_s": round(run.clock.elapsed(), 1),
                 "games": run.totals["games"],
+                "generation_games": int(stats["games"]),
                 "samples": run.totals["samples"],
                 "train_steps": run.totals["steps"],
-                "policy_loss": losses["policy_loss"],
-                "value_loss": losses["value_loss"],
+                "policy_loss": losses["policy_loss"] if steps else "",
+                "value_loss": losses["value_loss"] if steps else "",
                 "selfplay_moves_per_s": stats["moves"] / max(stats["seconds"], 1e-9),
                 "evaluations_per_s": stats["evaluations"] / max(stats["seconds"], 1e-9),
-                "mean_game_plies": stats["plies"] / max(stats["games"], 1),
+                "mean_game_plies": stats["plies"] / stats["games"] if stats["games"] else "",
                 "gate_score": "" if gate is None else gate,
                 "best_generation": run.best_generation,
-                **{f"vs {reference}": "" for reference in config.references},
+                **{f"vs_{reference}": "" for reference in config.references},
             }
-            run.save()
+            run.save_best()
             if config.reference_every and run.generation % config.reference_every == 0:
                 try:
                     for reference, score in reference_scores(run.dir / BEST_FILE, config, run.generation).items():
-                        row[f"vs {reference}"] = score
+                        row[f"vs_{reference}"] = score
                 except Exception as error:  # a reference match must never end a long run
-                    tqdm.write(f"reference matches skipped: {type(error).__name__}: {error}")
+                    progress.note(f"reference matches skipped: {type(error).__name__}: {error}")
             run.log(row)
-            bar.update(1)
-            bar.set_postfix(
-                loss=f"{losses['policy_loss']:.2f}/{losses['value_loss']:.2f}",
-                games=run.totals["games"],
-                best=run.best_generation,
-            )
+            run.save_state()  # the generation is complete: a resume goes on from here
+            progress.update(1, generation_summary(run, stats, losses, gate))
+        finished = True
     finally:
-        bar.close()
-        pool.close()
+        progress.close()
+        pool.close(wait=finished)
         run.writer.close()
     return run
 
 
+def resolved(config: AlphaZeroConfig) -> AlphaZeroConfig:
+    """``config`` with the game's defaults filled in (run directory, ply limit)."""
+    game = get_game(config.game)
+    return dataclasses.replace(
+        config,
+        run_dir=config.run_dir or runs.default_run_dir(TRAINER_NAME, game.name),
+        max_plies=game.default_max_plies if config.max_plies is None else config.max_plies,
+        references=tuple(config.references),
+    )
+
+
+TRAINER = runs.Trainer(TRAINER_NAME, AlphaZeroConfig, resolved, train, STATE_FILE, RESUMABLE)
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Command-line entry point: ``python -m training.alphazero [--option value ...]``."""
-    config = tyro.cli(AlphaZeroConfig, args=argv, description=__doc__.splitlines()[0])
-    try:
-        train(config)
-    except (CheckpointError, FileExistsError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        raise SystemExit(2) from None
+    """Command-line entry point (``awale train alphazero``): parse :class:`AlphaZeroConfig` with tyro and train."""
+    run = runs.main(TRAINER, argv, __doc__.splitlines()[0])
+    print(f"best network: {run.dir / BEST_FILE} (play it with the agent spec 'alphazero:path={run.dir / BEST_FILE}')")
 
 
 if __name__ == "__main__":

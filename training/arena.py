@@ -21,7 +21,10 @@ import csv
 import json
 import math
 import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +36,9 @@ from agents.base import game_refusal, reset_agent
 from agents.registry import make
 from awale_env.games import DEFAULT_GAME, get_game
 
-#: ``max_plies`` value meaning the game's own default ply limit (400 for awale16, 1000 for Oware and Hawalis).
+#: Where the games are played: worker processes on this machine, or Ray actors (training.ray_backend).
+BACKENDS = ("process", "ray")
+#: ``max_plies`` value meaning the game's own default ply limit (``Game.default_max_plies``).
 GAME_DEFAULT = "default"
 
 ELO_SCALE = 400.0 / math.log(10.0)
@@ -165,7 +170,7 @@ def start_position(game: str, options: tuple[tuple[str, Any], ...], max_plies: i
 def random_opening(
     plies: int, rng: np.random.Generator, max_plies: int | None, start: Any | None = None
 ) -> tuple[int, ...]:
-    """``plies`` uniformly random legal moves from ``start`` (default: the two-colour game's initial position),
+    """``plies`` uniformly random legal moves from ``start`` (default: the default game's initial position),
     fewer if the game ends first."""
     state, moves = (start if start is not None else start_position(DEFAULT_GAME, (), max_plies, None)), []
     for _ in range(plies):
@@ -193,7 +198,8 @@ def make_tasks(
         for j in range(i + 1, len(specs)):
             for k in range(games_per_pair):
                 # One stream per (pair, mirrored game pair): the same whatever else the tournament holds; the start
-                # seed comes from a stream of its own, so the two-colour game's openings are what they always were.
+                # seed comes from a stream of its own, so the openings of a game without chance are what they always
+                # were.
                 rng = np.random.default_rng([seed, i, j, k // 2])
                 start_seed = int(np.random.default_rng([seed, i, j, k // 2, 1]).integers(2**31))
                 start = start_position(game, options, max_plies, start_seed)
@@ -204,18 +210,47 @@ def make_tasks(
     return tasks
 
 
-def run_tasks(tasks: list[GameTask], workers: int = 1, progress: bool = True) -> list[GameResult]:
-    """Play every task, in ``workers`` processes if more than one; results in task order."""
+@contextmanager
+def workers_ignore_interrupts() -> Iterator[None]:
+    """Around starting worker processes: they start with Ctrl-C ignored (a setting a new process inherits and Python
+    keeps), so that Ctrl-C, which a terminal sends to every process of the group, is handled by this process alone
+    (which stops the workers) and no worker prints a traceback, not even one still starting. Only the main thread
+    may change how signals are handled: from another thread the workers start as they are."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def run_tasks(
+    tasks: list[GameTask], workers: int = 1, progress: bool = True, backend: str = "process", address: str | None = None
+) -> list[GameResult]:
+    """Play every task, in ``workers`` processes if more than one, or with ``backend="ray"`` on ``workers`` Ray actors
+    of the cluster at ``address`` (:mod:`training.ray_backend`); results in task order."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     bar = tqdm(total=len(tasks), desc="games", unit="game", disable=not progress)
-    if workers <= 1:
+    if backend == "ray":
+        from training.ray_backend import run_tasks as run_tasks_on_ray  # imports Ray: only for this backend
+
+        results = run_tasks_on_ray(tasks, workers, address, bar.update)
+    elif workers <= 1:
         results = []
         for task in tasks:
             results.append(run_task(task))
             bar.update()
     else:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        # multiprocessing's Pool rather than an executor: leaving its block terminates the workers, so Ctrl-C (or an
+        # error) does not wait for the games under way; the workers leave Ctrl-C to this process.
+        with workers_ignore_interrupts():
+            pool = multiprocessing.get_context("spawn").Pool(workers)
+        with pool:
             results = []
-            for result in pool.map(run_task, tasks, chunksize=1):
+            for result in pool.imap(run_task, tasks, chunksize=1):
                 results.append(result)
                 bar.update()
     bar.close()
@@ -262,11 +297,14 @@ def round_robin(
     progress: bool = True,
     prior_draws: float = 1.0,
     game: str = DEFAULT_GAME,
+    backend: str = "process",
+    address: str | None = None,
     **options: Any,
 ) -> TournamentResult:
     """Every pair of agents plays ``games_per_pair`` games (an even number: mirrored pairs) of ``game`` with the
     rule flags ``options`` (e.g. ``game="oware", preset="openspiel"``) and ``max_plies`` (default: the game's own
-    limit); returns the games, the standings with Elo (see the module docstring) and per-pair counts."""
+    limit), on ``workers`` processes or Ray actors (``backend``, ``address``: :func:`run_tasks`); returns the games,
+    the standings with Elo (see the module docstring) and per-pair counts."""
     if isinstance(games_per_pair, bool) or not isinstance(games_per_pair, int) or games_per_pair < 2:
         raise ValueError(f"games per pair must be an even integer >= 2, got {games_per_pair!r}")
     if games_per_pair % 2:
@@ -276,7 +314,7 @@ def round_robin(
     game, max_plies = check_game(game, options, max_plies)
     _check_specs(specs, game)
     tasks = make_tasks(specs, games_per_pair, seed, opening_plies, max_plies, game, tuple(sorted(options.items())))
-    games = run_tasks(tasks, workers, progress)
+    games = run_tasks(tasks, workers, progress, backend, address)
     result = summarize(specs, seed, games, prior_draws)
     result.game = game
     return result

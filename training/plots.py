@@ -1,6 +1,6 @@
 """Learning curves of PPO runs: win rate against each evaluation opponent vs learner moves, drawn to a PNG.
 
-    python -m training.plots runs/ppo [runs/other ...] --out curves.png
+    python -m training.plots runs/ppo-awale16 [runs/other ...] --out curves.png
 
 Reads the ``eval.csv`` that :mod:`training.ppo_selfplay` writes in every run directory; the shaded band is one
 binomial standard error of each win rate (it shrinks with the game count of the evaluation).

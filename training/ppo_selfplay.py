@@ -1,80 +1,104 @@
-"""Self-play PPO for any game of the toolkit (the two-colour Awale by default; ``--game oware`` / ``hawalis``):
-sb3-contrib ``MaskablePPO`` against a pool of opponents.
+"""Self-play PPO for any game of the toolkit: sb3-contrib's MaskablePPO against a pool of opponents.
 
 Why it learns where the PettingZoo + MaskablePPO recipe barely does: every transition belongs to one player. The
 learner plays one seat of :class:`awale_env.gym_env.AwaleEnv` and the opponent moves inside ``step()``, so the
 learner sees only its own observations (the board from its side) and its own rewards, including the result of a
-game the opponent ends. Actions are *relative* to the learner's seat (:class:`LearnerView`; Oware's and Hawalis's
-actions already are), so one network plays both seats with the same weights. Opponents come from a pool: random,
-greedy, and frozen snapshots of the learner taken every few updates, sampled with a bias to recent ones; the
-learner's seat is drawn at random every game. On the two-colour Awale the network also sees by default, for each
-move, what it captures and the most the opponent can capture in reply (:func:`agents.ppo.tactics`); on the other
-games it sees the board. On the two-colour Awale the defaults train in about 7 minutes on 2 shared CPU cores and beat
-random and greedy in 200 of 200 games (docs/ppo.md).
+game the opponent ends. Actions are *relative* to the learner's seat (:class:`agents.ppo.LearnerView`), so one
+network plays both seats with the same weights. Opponents come from a pool: random, greedy, and frozen snapshots of
+the learner taken every few updates, sampled with a bias to recent ones; the learner's seat is drawn at random every
+game. By default the network also sees, for each move, what it captures and the most the opponent can capture in
+reply (:func:`agents.ppo.tactics`). On the two-colour Awale the defaults train in about 7 minutes on 2 shared CPU
+cores and beat random and greedy in 200 of 200 games (docs/ppo.md).
 
 Usage (every field of :class:`Args` is an option; ``--help`` lists them)::
 
-    python -m training.ppo_selfplay --run-dir runs/ppo              # or: awale train ppo --run-dir runs/ppo
-    python -m training.ppo_selfplay --resume runs/ppo               # continue a killed run from its last checkpoint
-    tensorboard --logdir runs/ppo/tb ;  python -m training.plots runs/ppo
+    awale train ppo                                   # or: python -m training.ppo_selfplay; into runs/ppo-awale16
+    awale train ppo --resume                          # continue it from its last checkpoint
+    awale train ppo --resume --total-timesteps 3000000
+    tensorboard --logdir runs/ppo-awale16/tb ;  python -m training.plots runs/ppo-awale16
 
-A run directory holds ``checkpoints/step_*.zip`` and ``checkpoints/last.zip`` (see :mod:`agents.ppo` for the
-format; ``ppo:path=runs/ppo/checkpoints/last.zip`` plays one), ``eval.csv`` (win rates against the evaluation
-opponents with game counts) and ``tb/`` (TensorBoard: SB3's training metrics and the win rates).
+The run directory (:mod:`training.runs`: the conventions every trainer shares) holds ``config.json``,
+``checkpoints/step_*.zip`` and ``checkpoints/last.zip``, a second name (a hard link) of the newest (see
+:mod:`agents.ppo` for the format; ``ppo:path=runs/ppo-awale16/checkpoints/last.zip`` plays one), ``eval.csv`` (win
+rates against the evaluation opponents with game counts) and ``tb/`` (TensorBoard: SB3's training metrics and the win
+rates). A resume goes on from the newest complete checkpoint, rebuilding the model from the run's options and the
+checkpoint's tensors: it never unpickles anything (:func:`agents.ppo.read_training_checkpoint`).
 """
 
 from __future__ import annotations
 
 import ast
 import base64
-import csv
 import dataclasses
-import io
+import errno
 import json
 import os
 import random
-import re
-import sys
-import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-import gymnasium
 import numpy as np
 import torch
 import tyro
-from gymnasium import spaces
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
-from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv
-from torch.utils.tensorboard import SummaryWriter
-from tqdm import tqdm
 
 import agents
-from agents.ppo import CHECKPOINT_FORMAT, PolicyNet, PPOAgent, input_size, observe, open_checkpoint, read_config
-from awale_env.core import awale16 as core
-from awale_env.games import GAMES, get_game
-from awale_env.gym_env import AwaleEnv
+from agents.checkpoint import atomic_write
+from agents.ppo import (
+    ACTIVATIONS,
+    CHECKPOINT_FORMAT,
+    PolicyNet,
+    PPOAgent,
+    TrainingCheckpoint,
+    default_features,
+    input_size,
+    new_sb3_model,
+    open_checkpoint,
+    pool_members,
+    read_config,
+    read_training_checkpoint,
+    restore_sb3,
+    sb3_env,
+    sb3_members,
+)
+from awale_env.errors import CheckpointError
+from awale_env.games import DEFAULT_GAME, GAMES, get_game
+from training import runs
 
-ACTIVATION_MODULES = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
+TRAINER_NAME = "ppo"
+#: Where a run's checkpoints go, relative to its directory: ``step_<moves>.zip`` files and ``last.zip``, the newest
+#: of them (a second name of the same file, not a copy).
+CHECKPOINT_DIR = "checkpoints"
+CHECKPOINT = f"{CHECKPOINT_DIR}/last.zip"
+STEP_CHECKPOINTS = f"{CHECKPOINT_DIR}/step_*.zip"
+
+#: The options a resume may change: the run's length, its evaluations and checkpoints, and how it runs here.
+RESUMABLE = (
+    "total_timesteps",
+    "eval_every",
+    "eval_games",
+    "eval_opponents",
+    "checkpoint_every",
+    "keep_checkpoints",
+    "torch_threads",
+    "progress",
+)
 
 
 @dataclass
 class Args:
     """Self-play PPO on a game of the toolkit. The defaults train in well under 20 minutes on 2 CPU cores."""
 
-    game: str = "awale16"
-    """the game: awale16 (the two-colour Awale), oware or hawalis (each with its default rules)"""
-    run_dir: str = "runs/ppo"
-    """where checkpoints, eval.csv and TensorBoard logs go"""
-    resume: str | None = None
-    """continue the run in this directory from its last checkpoint, with its saved configuration (only
-    --total-timesteps may be changed, to extend it)"""
+    game: Annotated[str, tyro.conf.arg(help=f"the game to learn: {', '.join(GAMES)}")] = DEFAULT_GAME
+    run_dir: Annotated[str | None, runs.computed_default("runs/ppo-<game>", "DIR")] = None
+    """the run's directory: config.json, checkpoints/, eval.csv and TensorBoard events (tb/)"""
+    resume: Annotated[bool, runs.resume_option(RESUMABLE)] = False
     seed: int = 1
     """seed of torch, numpy and the environments"""
     total_timesteps: int = 1_500_000
@@ -98,22 +122,18 @@ class Args:
     """hidden layers of the policy and (separately) of the value network"""
     activation: str = "tanh"
     """tanh or relu"""
-    features: str | None = None
-    """the network's input: 'board' (the env's observation) or, on awale16 only, 'tactics' (board + for each move
-    the seeds it captures and the most the opponent can capture in reply; see agents.ppo.tactics); default:
-    'tactics' on awale16, 'board' on the other games"""
-    max_plies: int | None = None
-    """the game's ply limit (default: the game's, 400 for awale16, 1000 for the others)"""
+    features: Annotated[str | None, runs.computed_default("tactics where the game has them, else board", "STR")] = None
+    """the network's input: board (the env's observation) or tactics (board + each move's captures and the reply's)"""
+    max_plies: Annotated[int | None, runs.computed_default("the game's ply limit", "INT")] = None
+    """the ply limit of the games"""
     shaping: float = 1.0
-    """weight of the capture-difference reward (own minus opponent's seeds captured / the game's seeds) added to
-    +1/-1/0"""
+    """weight of the capture-difference reward ((own - opponent's captures) / the game's seeds) added to +1/-1/0"""
     pool_random: float = 0.1
     """chance that a game is played against the random agent"""
     pool_greedy: float = 0.3
     """chance that a game is played against the greedy agent"""
     pool_snapshots: float = 0.6
-    """chance that a game is played against a frozen snapshot of the learner (random/greedy share it until the
-    first snapshot)"""
+    """chance that a game is played against a frozen snapshot of the learner (random/greedy until the first)"""
     snapshot_every: int = 10
     """updates between snapshots added to the pool"""
     pool_size: int = 20
@@ -125,69 +145,16 @@ class Args:
     eval_every: int = 100_000
     """learner moves between evaluations"""
     eval_games: int = 60
-    """games per evaluation opponent (an even number: mirrored pairs with seats swapped, random openings)"""
-    eval_opponents: tuple[str, ...] | None = None
-    """agent specs (default: random, greedy and alphabeta:depth=2 on awale16; random and greedy on the others)"""
+    """games per evaluation opponent (even: mirrored pairs from random openings, seats swapped)"""
+    eval_opponents: tuple[str, ...] = ("random", "greedy", "alphabeta:depth=2")
+    """agent specs the learner is evaluated against"""
     checkpoint_every: int = 100_000
     """learner moves between checkpoints (one is also written at the end)"""
     keep_checkpoints: int = 5
     """step_*.zip files kept (last.zip always holds the newest)"""
     torch_threads: int = 1
     progress: bool = True
-    """show a progress bar"""
-
-
-# --- the learner's side of the game --------------------------------------------------------------------------------
-
-
-class LearnerView(gymnasium.Wrapper):
-    """The learner's view of :class:`AwaleEnv`: relative actions and masks, and the capture-difference shaping.
-
-    The observation is already the learner's (the board turned so its pits come first), so actions are taken in the
-    same frame: relative action r is the game's action ``r + game.action_shift(seat)`` (mod the action count; on the
-    two-colour Awale ``r + 2 * seat`` mod 32, on the other games r itself). Without this a network would have to
-    guess its seat, which the observation does not show. The reward is the env's win/loss (+1/-1/0, reaching the
-    learner also when the opponent's reply ends the game) plus ``shaping`` times the change of (own store -
-    opponent's store) / the game's seeds over the step.
-    """
-
-    def __init__(self, env: AwaleEnv, shaping: float = 0.0, features: str = "board") -> None:
-        super().__init__(env)
-        if env.reward != "win_loss":
-            raise ValueError(f"LearnerView adds its own shaping to the 'win_loss' reward, got reward={env.reward!r}")
-        self.game = env.game_spec
-        size = input_size(self.game, features)
-        self.shaping = float(shaping)
-        self.features = features
-        if features != "board":
-            low, high = env.observation_space.low, env.observation_space.high
-            extra = size - len(low)
-            self.observation_space = spaces.Box(
-                np.concatenate([low, np.zeros(extra, dtype=np.float32)]),
-                np.concatenate([high, np.full(extra, core.TOTAL_SEEDS / core.SEED_SCALE, dtype=np.float32)]),
-                dtype=np.float32,
-            )
-
-    def reset(self, **kwargs: Any):
-        observation, info = self.env.reset(**kwargs)
-        return self._observe(observation), info
-
-    def step(self, action: Any):
-        env: AwaleEnv = self.env
-        seat, n = env.learner, self.game.num_actions
-        before = env.game.stores
-        absolute = (int(action) + self.game.action_shift(seat)) % n if 0 <= int(action) < n else action
-        observation, reward, terminated, truncated, info = env.step(absolute)
-        after = env.game.stores
-        gained = (after[seat] - before[seat]) - (after[1 - seat] - before[1 - seat])
-        reward += self.shaping * gained / self.game.total_seeds
-        return self._observe(observation), reward, terminated, truncated, info
-
-    def _observe(self, board: np.ndarray) -> np.ndarray:
-        return board if self.features == "board" else observe(self.env.game, self.env.learner, self.features)
-
-    def action_masks(self) -> np.ndarray:
-        return np.roll(self.env.action_masks(), -self.game.action_shift(self.env.learner))
+    """show progress: a bar on a terminal, a line every 30 s and at every evaluation in a log"""
 
 
 # --- the opponent pool ---------------------------------------------------------------------------------------------
@@ -226,18 +193,6 @@ class OpponentPool:
         label = f"snapshot@{step}"
         return label, PPOAgent.from_net(net, label, self.deterministic, seed=int(rng.integers(2**31)))
 
-    def to_members(self) -> dict[str, bytes]:
-        """Zip members: ``pool/index.json`` and one ``pool/<i>.npz`` per snapshot."""
-        members = {f"pool/{i}.npz": net.to_npz() for i, (_, net) in enumerate(self.snapshots)}
-        members["pool/index.json"] = json.dumps([step for step, _ in self.snapshots]).encode()
-        return members
-
-    def load_members(self, archive: zipfile.ZipFile) -> None:
-        steps = json.loads(archive.read("pool/index.json"))
-        self.snapshots = [
-            (int(step), PolicyNet.from_npz(archive.read(f"pool/{i}.npz"))) for i, step in enumerate(steps)
-        ]
-
 
 class PoolOpponent:
     """The opponent object of one environment: at every ``reset`` (a new game) it draws a player from the pool."""
@@ -260,10 +215,8 @@ class PoolOpponent:
 
 
 def make_env(pool: OpponentPool, args: Args, seed: int):
-    def build() -> gymnasium.Env:
-        opponent = PoolOpponent(pool, seed)
-        env = AwaleEnv(opponent=opponent, learner_seat="random", max_plies=args.max_plies, game=args.game)
-        return Monitor(LearnerView(env, args.shaping, args.features))
+    def build():
+        return sb3_env(args.game, PoolOpponent(pool, seed), args.features, args.shaping, "random", args.max_plies)
 
     return build
 
@@ -315,91 +268,116 @@ def rng_state() -> dict[str, Any]:
     }
 
 
-def restore_rng_state(state: dict[str, Any]) -> None:
-    torch.set_rng_state(torch.frombuffer(bytearray(base64.b64decode(state["torch"])), dtype=torch.uint8))
-    kind, keys, pos, has_gauss, gauss = state["numpy"]
-    np.random.set_state((kind, np.array(keys, dtype=np.uint32), pos, has_gauss, gauss))
-    random.setstate(ast.literal_eval(state["python"]))
+def restore_rng_state(state: dict[str, Any], source: Path) -> None:
+    """Set the generators to the states :func:`rng_state` saved; CheckpointError naming ``source`` for others."""
+    try:
+        torch.set_rng_state(torch.frombuffer(bytearray(base64.b64decode(state["torch"])), dtype=torch.uint8))
+        kind, keys, pos, has_gauss, gauss = state["numpy"]
+        np.random.set_state((kind, np.array(keys, dtype=np.uint32), pos, has_gauss, gauss))
+        random.setstate(ast.literal_eval(state["python"]))
+    except (KeyError, TypeError, ValueError, SyntaxError, RuntimeError) as error:
+        raise CheckpointError(f"{source}: its random states are unreadable: {error}") from None
 
 
 def write_checkpoint(path: Path, model: MaskablePPO, args: Args, pool: OpponentPool, trainer: dict[str, Any]) -> None:
-    """Write one checkpoint zip atomically (a killed run never leaves a half-written file under ``path``)."""
-    buffer = io.BytesIO()
-    model.save(buffer)
+    """Write one checkpoint zip (:mod:`agents.ppo` describes it) atomically: a kill or a full disk leaves neither
+    half a file under ``path`` nor a temporary file beside it."""
     config = {
         "format": CHECKPOINT_FORMAT,
         "args": dataclasses.asdict(args),
         "num_timesteps": int(model.num_timesteps),
         "trainer": trainer,
         "rng": rng_state(),
+        "sb3": {"n_updates": int(model._n_updates)},
     }
     members = {
         "config.json": json.dumps(config, indent=1).encode(),
         "policy.npz": PolicyNet.from_sb3(model.policy, args.activation, args.features, args.game).to_npz(),
-        "model.zip": buffer.getvalue(),
-        **pool.to_members(),
+        **sb3_members(model),
+        **pool_members(pool.snapshots),
     }
-    tmp = path.with_suffix(".tmp")
-    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
-    os.replace(tmp, path)
+
+    def write(file: Any) -> None:
+        with zipfile.ZipFile(file, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for name, data in members.items():
+                archive.writestr(name, data)
+
+    atomic_write(path, write)
 
 
-def trim_eval_csv(path: Path, steps: int) -> None:
-    """Drop the evaluations made after ``steps`` (by a run killed after its last checkpoint)."""
-    if not path.exists():
-        return
-    with path.open(newline="") as file:
-        rows = list(csv.DictReader(file))
-    kept = [row for row in rows if int(row["steps"]) <= steps]
-    if len(kept) < len(rows):
-        with path.open("w", newline="") as file:
-            writer = csv.DictWriter(file, fieldnames=["steps", "elapsed_s", "opponent", *EVAL_FIELDS])
-            writer.writeheader()
-            writer.writerows(kept)
+#: What ``os.link`` raises on a file system without hard links (there ``last.zip`` is a copy).
+NO_HARD_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK}
 
 
-def latest_checkpoint(run_dir: Path) -> Path:
-    path = run_dir / "checkpoints" / "last.zip"
-    if not path.exists():
-        raise FileNotFoundError(f"no checkpoint to resume from: {path} does not exist")
-    return path
+def link_last(path: Path) -> None:
+    """Make ``last.zip`` beside the checkpoint ``path`` name it too: a hard link, so no second copy on disk; atomic,
+    so ``last.zip`` names the previous checkpoint until then."""
+    last = path.with_name("last.zip")
+    tmp = last.with_name(last.name + ".tmp")
+    tmp.unlink(missing_ok=True)
+    try:
+        os.link(path, tmp)
+        os.replace(tmp, last)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        if error.errno not in NO_HARD_LINKS:
+            raise
+        atomic_write(last, lambda file: file.write(path.read_bytes()))
+
+
+def checkpoint_files(run_dir: Path) -> list[Path]:
+    """The checkpoint files of the run in ``run_dir``: ``last.zip``, then the ``step_*.zip`` newest first."""
+    last = run_dir / CHECKPOINT
+    return ([last] if last.exists() else []) + sorted(run_dir.glob(STEP_CHECKPOINTS), reverse=True)
+
+
+def newest_checkpoint(run_dir: Path) -> TrainingCheckpoint:
+    """The checkpoint a resume goes on from: of the run's complete checkpoints, the one with the most moves
+    (``last.zip`` but for a run stopped while it was written). CheckpointError when none is complete."""
+    newest, errors = None, []
+    for path in checkpoint_files(run_dir):
+        try:
+            checkpoint = read_training_checkpoint(path)
+        except CheckpointError as error:
+            errors.append(error)
+            continue
+        if newest is None or checkpoint.num_timesteps > newest.num_timesteps:
+            newest = checkpoint
+    if newest is None:
+        found = f"{errors[0]}" if errors else "there is none"
+        raise CheckpointError(f"no complete checkpoint to resume from in {run_dir / CHECKPOINT_DIR}: {found}")
+    return newest
 
 
 # --- the training loop ---------------------------------------------------------------------------------------------
 
 
+class TensorBoardFormat(TensorBoardOutputFormat):
+    """SB3's TensorBoard output through the run's writer (:func:`training.runs.tensorboard_writer`)."""
+
+    def __init__(self, writer: Any) -> None:
+        self.writer = writer
+        self._is_closed = False
+
+
 class SelfPlay(BaseCallback):
-    """Between updates: add snapshots to the pool, evaluate, checkpoint; after every move: the progress bar."""
+    """Between updates: add snapshots to the pool, evaluate, checkpoint; after every move: the progress."""
 
-    def __init__(self, args: Args, pool: OpponentPool, run_dir: Path, trainer: dict[str, Any]) -> None:
+    def __init__(
+        self, args: Args, pool: OpponentPool, run_dir: Path, trainer: dict[str, Any], progress: runs.Progress
+    ) -> None:
         super().__init__()
-        self.args, self.pool, self.run_dir, self.trainer = args, pool, run_dir, trainer
-        self.bar: tqdm | None = None
-        self.started = time.monotonic()
-        self.steps_at_start = 0
-
-    def _on_training_start(self) -> None:
-        self.steps_at_start = self.num_timesteps
-        if self.args.progress:
-            rollout = self.args.n_envs * self.args.n_steps
-            total = -(-self.args.total_timesteps // rollout) * rollout  # SB3 finishes the rollout it is in
-            self.bar = tqdm(total=total, initial=self.num_timesteps, unit="move", smoothing=0.05)
+        self.args, self.pool, self.run_dir, self.trainer, self.progress = args, pool, run_dir, trainer, progress
+        self.eval_log = runs.CsvLog(run_dir / "eval.csv", "steps")
 
     def _on_step(self) -> bool:
-        if self.bar is not None:
-            self.bar.update(self.training_env.num_envs)
+        self.progress.update(self.training_env.num_envs)
         return True
 
     def _on_rollout_start(self) -> None:
         if self.num_timesteps > self.trainer["last_update_steps"]:  # an update has just been made
             self.trainer["last_update_steps"] = self.num_timesteps
             self.between_updates(final=False)
-
-    def _on_training_end(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
 
     def between_updates(self, final: bool) -> None:
         args, trainer, steps = self.args, self.trainer, self.num_timesteps
@@ -415,53 +393,45 @@ class SelfPlay(BaseCallback):
 
     def evaluate(self, steps: int) -> None:
         net = PolicyNet.from_sb3(self.model.policy, self.args.activation, self.args.features, self.args.game)
-        elapsed = self.trainer["elapsed"] + time.monotonic() - self.started
+        elapsed = self.progress.clock.elapsed()
         rows = []
         for i, spec in enumerate(self.args.eval_opponents):
             result = evaluate(net, spec, self.args.eval_games, [self.args.seed, steps, i], self.args.max_plies)
             rows.append({"steps": steps, "elapsed_s": round(elapsed, 1), "opponent": spec, **result})
-            self.logger.record(f"eval/win_rate_{re.sub(r'[^A-Za-z0-9_]', '_', spec)}", result["win_rate"])
+            self.logger.record(f"eval/win_rate_{runs.tag(spec)}", result["win_rate"])
         self.logger.record("eval/pool_snapshots", len(self.pool.snapshots))
         self.logger.dump(steps)
-        path = self.run_dir / "eval.csv"
-        new = not path.exists()
-        with path.open("a", newline="") as file:
-            writer = csv.DictWriter(file, fieldnames=["steps", "elapsed_s", "opponent", *EVAL_FIELDS])
-            if new:
-                writer.writeheader()
-            writer.writerows(rows)
-        summary = " ".join(f"{r['opponent']}={r['win_rate']:.0%}" for r in rows)
-        if self.bar is not None:
-            self.bar.set_postfix_str(summary)
-        else:
-            print(f"[{steps} moves] win rates: {summary}", flush=True)
+        self.eval_log.append(rows)
+        rates = " ".join(f"{row['opponent']}={row['win_rate']:.0%}" for row in rows)
+        self.progress.status(f"win rates at {steps:,}: {rates}")
 
     def checkpoint(self, steps: int) -> None:
-        directory = self.run_dir / "checkpoints"
+        directory = self.run_dir / CHECKPOINT_DIR
         directory.mkdir(parents=True, exist_ok=True)
-        self.trainer["elapsed"] += time.monotonic() - self.started
-        self.started = time.monotonic()
+        self.trainer["elapsed"] = self.progress.clock.elapsed()
         path = directory / f"step_{steps:09d}.zip"
         write_checkpoint(path, self.model, self.args, self.pool, self.trainer)
-        tmp = directory / "last.zip.tmp"
-        tmp.write_bytes(path.read_bytes())
-        os.replace(tmp, directory / "last.zip")
-        for old in sorted(directory.glob("step_*.zip"))[: -self.args.keep_checkpoints]:
+        link_last(path)
+        for old in sorted(self.run_dir.glob(STEP_CHECKPOINTS))[: -self.args.keep_checkpoints]:
             old.unlink()
 
 
 def resolved(args: Args) -> Args:
-    """``args`` with the game's defaults filled in (features, ply limit, evaluation opponents), as checkpoints
-    record them; ValueError for an unknown game."""
+    """``args`` with the game's defaults filled in (run directory, features, ply limit), as checkpoints record them;
+    ValueError for bad options."""
     if args.game not in GAMES:
         raise ValueError(f"--game must be one of {', '.join(GAMES)}, got {args.game!r}")
-    awale16 = args.game == "awale16"
-    features = args.features or ("tactics" if awale16 else "board")
-    max_plies = args.max_plies if args.max_plies is not None else get_game(args.game).default_max_plies
-    opponents = args.eval_opponents
-    if opponents is None:
-        opponents = ("random", "greedy", "alphabeta:depth=2") if awale16 else ("random", "greedy")
-    return dataclasses.replace(args, features=features, max_plies=max_plies, eval_opponents=tuple(opponents))
+    game = get_game(args.game)
+    args = dataclasses.replace(
+        args,
+        run_dir=args.run_dir or runs.default_run_dir(TRAINER_NAME, game.name),
+        features=args.features or default_features(game),
+        max_plies=game.default_max_plies if args.max_plies is None else args.max_plies,
+        eval_opponents=tuple(args.eval_opponents),
+        net_arch=tuple(args.net_arch),
+    )
+    check_args(args)
+    return args
 
 
 def check_args(args: Args) -> None:
@@ -469,114 +439,83 @@ def check_args(args: Args) -> None:
     positive = ["total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every", "pool_size"]
     positive += ["eval_every", "eval_games", "checkpoint_every", "keep_checkpoints", "torch_threads", "max_plies"]
     for name in positive:
-        if getattr(args, name) < 1:
-            raise ValueError(f"--{name.replace('_', '-')} must be a positive integer, got {getattr(args, name)}")
+        if getattr(args, name) is not None and getattr(args, name) < 1:  # max_plies None: only the rules end a game
+            raise ValueError(f"{runs.option(name)} must be a positive integer, got {getattr(args, name)}")
     if args.eval_games % 2:
         raise ValueError(f"--eval-games must be even (each opening is played from both seats), got {args.eval_games}")
     try:
         input_size(args.game, args.features)
     except ValueError as error:
         raise ValueError(f"--features: {error}") from None
-    if args.activation not in ACTIVATION_MODULES:
-        raise ValueError(f"--activation must be one of {', '.join(ACTIVATION_MODULES)}, got {args.activation!r}")
+    if args.activation not in ACTIVATIONS:
+        raise ValueError(f"--activation must be one of {', '.join(ACTIVATIONS)}, got {args.activation!r}")
     if not args.net_arch or min(args.net_arch) < 1:
         raise ValueError(f"--net-arch needs at least one positive layer width, got {args.net_arch}")
     for spec in args.eval_opponents:
         agents.parse_spec(spec)
 
 
-def resume_args(args: Args) -> tuple[Args, Path]:
-    """The saved configuration of the run in ``args.resume`` (with ``total_timesteps`` from the command line if it
-    was changed from the default) and its last checkpoint."""
-    run_dir = Path(args.resume)
-    path = latest_checkpoint(run_dir)
-    with open_checkpoint(path) as archive:
-        saved = read_config(archive)["args"]
-    saved["net_arch"] = tuple(saved["net_arch"])
-    saved["eval_opponents"] = tuple(saved["eval_opponents"])
-    saved.setdefault("game", "awale16")  # checkpoints from before the other games
-    if args.total_timesteps != Args.total_timesteps:
-        saved["total_timesteps"] = args.total_timesteps
-    saved["run_dir"], saved["resume"] = str(run_dir), str(run_dir)
-    return Args(**saved), path
+def saved_options(run_dir: Path) -> dict[str, Any] | None:
+    """The options of the run in ``run_dir``: its config.json, or for a directory holding only checkpoints (one
+    copied there) those of its ``last.zip`` (or newest ``step_*.zip``)."""
+    options = runs.read_config(run_dir)
+    files = checkpoint_files(run_dir)
+    if options is None and files:
+        with open_checkpoint(files[0]) as archive:
+            options = read_config(archive)["args"]
+    return options
 
 
 def train(args: Args) -> Path:
-    """Train (or resume) a run; return the path of its final checkpoint."""
-    checkpoint = None
-    if args.resume is not None:
-        args, checkpoint = resume_args(args)
-    args = resolved(args)
-    check_args(args)
+    """Train (or with ``args.resume`` continue) a run; return the path of its final checkpoint."""
+    args, run_dir = runs.start(TRAINER, args)
     torch.set_num_threads(args.torch_threads)
-    run_dir = Path(args.run_dir)
-    if checkpoint is None and (run_dir / "checkpoints" / "last.zip").exists():
-        raise FileExistsError(f"{run_dir} already holds a run; use --resume {run_dir} or another --run-dir")
-    run_dir.mkdir(parents=True, exist_ok=True)
     set_random_seed(args.seed)
     pool = OpponentPool(args)
     trainer = {"updates": 0, "last_update_steps": 0, "next_eval": 0, "next_checkpoint": args.checkpoint_every}
     trainer["elapsed"] = 0.0
-    env_seed = args.seed
-    if checkpoint is not None:
-        with open_checkpoint(checkpoint) as archive:
-            config = read_config(archive)
-            pool.load_members(archive)
-            model_bytes = archive.read("model.zip")
-        trainer = config["trainer"]
-        env_seed = args.seed + config["num_timesteps"]  # fresh games, not the first games again
+    resumed = None
+    if args.resume:
+        resumed = newest_checkpoint(run_dir)
+        saved = resumed.config["trainer"]
+        if any(not isinstance(saved.get(key), type(value)) for key, value in trainer.items()):
+            raise CheckpointError(f"{resumed.path}: its trainer's counters are not {', '.join(trainer)}")
+        trainer = saved
+        pool.snapshots = resumed.pool
+    env_seed = args.seed + (resumed.num_timesteps if resumed else 0)  # a resume plays new games, not the first again
     env = DummyVecEnv([make_env(pool, args, env_seed * 1000 + i) for i in range(args.n_envs)])
+    model = new_sb3_model(dataclasses.asdict(args), env, seed=args.seed)
     env.seed(env_seed)
-    lr = args.learning_rate
-    if checkpoint is not None:
-        model = MaskablePPO.load(io.BytesIO(model_bytes), env=env, device="cpu")
-        model._last_obs = None  # the saved games are gone: start new ones
-        restore_rng_state(config["rng"])
-    else:
-        model = MaskablePPO(
-            "MlpPolicy",
-            env,
-            learning_rate=(lambda progress: progress * lr) if args.anneal_lr else lr,
-            n_steps=args.n_steps,
-            batch_size=args.batch_size,
-            n_epochs=args.n_epochs,
-            gamma=args.gamma,
-            gae_lambda=args.gae_lambda,
-            clip_range=args.clip_range,
-            ent_coef=args.ent_coef,
-            vf_coef=args.vf_coef,
-            max_grad_norm=args.max_grad_norm,
-            policy_kwargs={
-                "net_arch": {"pi": list(args.net_arch), "vf": list(args.net_arch)},
-                "activation_fn": ACTIVATION_MODULES[args.activation],
-            },
-            seed=args.seed,
-            device="cpu",
-        )
-    tensorboard = TensorBoardOutputFormat(str(run_dir / "tb"))
-    if checkpoint is not None:  # forget what the killed run logged after its checkpoint, in TensorBoard and eval.csv
-        tensorboard.writer.close()
-        tensorboard.writer = SummaryWriter(str(run_dir / "tb"), purge_step=model.num_timesteps + 1)
-        trim_eval_csv(run_dir / "eval.csv", model.num_timesteps)
-    model.set_logger(Logger(str(run_dir), [tensorboard]))
-    callback = SelfPlay(args, pool, run_dir, trainer)
-    remaining = args.total_timesteps - model.num_timesteps
-    if remaining > 0:
-        model.learn(remaining, callback=callback, reset_num_timesteps=checkpoint is None, log_interval=1)
-        trainer["last_update_steps"] = model.num_timesteps
-        callback.between_updates(final=True)
-    env.close()
-    return run_dir / "checkpoints" / "last.zip"
+    if resumed:
+        restore_sb3(model, resumed)
+        restore_rng_state(resumed.config["rng"], resumed.path)
+    done = model.num_timesteps
+    runs.CsvLog(run_dir / "eval.csv", "steps").keep_until(done)  # forget what a stopped run logged after its checkpoint
+    writer = runs.tensorboard_writer(run_dir, done)
+    model.set_logger(Logger(str(run_dir), [TensorBoardFormat(writer)]))
+    rollout = args.n_envs * args.n_steps
+    total = max(-(-args.total_timesteps // rollout) * rollout, done)  # SB3 finishes the rollout it is in
+    progress = runs.Progress(TRAINER_NAME, total, done, "move", runs.Clock(trainer["elapsed"]), args.progress)
+    callback = SelfPlay(args, pool, run_dir, trainer, progress)
+    try:
+        if args.total_timesteps > done:
+            model.learn(args.total_timesteps - done, callback=callback, reset_num_timesteps=not args.resume,
+                        log_interval=1)  # fmt: skip
+            trainer["last_update_steps"] = model.num_timesteps
+            callback.between_updates(final=True)
+    finally:
+        progress.close()
+        writer.close()
+        env.close()
+    return run_dir / CHECKPOINT
+
+
+TRAINER = runs.Trainer(TRAINER_NAME, Args, resolved, train, CHECKPOINT, RESUMABLE, saved_options, (STEP_CHECKPOINTS,))
 
 
 def main(argv: list[str] | None = None) -> None:
     """Command-line entry point (``awale train ppo``): parse :class:`Args` with tyro and train."""
-    args = tyro.cli(Args, args=argv, description=__doc__.split("\n\n")[0])
-    try:
-        path = train(args)
-    except (ValueError, FileNotFoundError, FileExistsError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        raise SystemExit(2) from None
+    path = runs.main(TRAINER, argv, __doc__.split("\n\n")[0])
     print(f"final checkpoint: {path} (play it with the agent spec 'ppo:path={path}')")
 
 

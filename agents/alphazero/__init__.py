@@ -1,13 +1,15 @@
-"""AlphaZero for every game of the toolkit: residual networks, batched PUCT search, self-play and the agent (a
-network is shipped for the two-colour Awale only).
+"""AlphaZero for every game of the toolkit: a residual ring network, batched PUCT search, self-play and the agent
+(``alphazero:pretrained`` plays the games a network is shipped for, :func:`pretrained_games`).
 
 Importing this package imports torch; the agent registry imports it only when an ``alphazero`` agent is built.
 """
 
-from agents.alphazero.agent import AlphaZeroAgent, pretrained_path
+from typing import Any
+
+from agents.alphazero import network
+from agents.alphazero.agent import AlphaZeroAgent, pretrained_games, pretrained_path
 from agents.alphazero.mcts import BatchedSearch, SearchConfig
 from agents.alphazero.network import (
-    AwaleNet,
     CheckpointError,
     NetworkConfig,
     RingNet,
@@ -18,7 +20,6 @@ from agents.alphazero.network import (
 
 __all__ = [
     "AlphaZeroAgent",
-    "AwaleNet",
     "BatchedSearch",
     "build_network",
     "CheckpointError",
@@ -26,6 +27,14 @@ __all__ = [
     "RingNet",
     "SearchConfig",
     "load_network",
+    "pretrained_games",
     "pretrained_path",
     "save_checkpoint",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``AwaleNet`` still imports from here (it is :class:`RingNet` now, with a DeprecationWarning)."""
+    if name == "AwaleNet":
+        return network.AwaleNet
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

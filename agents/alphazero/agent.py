@@ -11,28 +11,37 @@ import numpy as np
 import torch
 
 from agents.alphazero.mcts import BatchedSearch, SearchConfig
-from agents.alphazero.network import AwaleNet, RingNet, load_network, make_evaluator
-from agents.base import check_positive, check_seed
-from awale_env.games import game_of
+from agents.alphazero.network import RingNet, load_network, make_evaluator
+from agents.base import check_positive, check_seed, game_refusal
+from awale_env.games import DEFAULT_GAME, GAMES, Game, game_of, get_game
 
-#: The games a network is shipped for (``alphazero:pretrained``); train one for the others (docs/alphazero.md).
-PRETRAINED_GAMES = ("awale16",)
+#: Where the shipped networks are: ``<game name>.pt`` for each game one is shipped for.
+PRETRAINED_DIR = Path(str(resources.files("agents.alphazero") / "pretrained"))
 
 DEFAULT_SIMULATIONS = 800
 DEFAULT_LEAVES = 8
-MAX_TIMED_SIMULATIONS = 50_000
+#: The room a timed search has (a bound no move on one core reaches below ~4 s: memory is touched only as the
+#: tree grows).
+MAX_TIMED_SIMULATIONS = 200_000
 
 
-def pretrained_path() -> Path:
-    """The network shipped in the package (``agents/alphazero/pretrained/awale16.pt``)."""
-    return Path(str(resources.files("agents.alphazero") / "pretrained" / "awale16.pt"))
+def pretrained_path(game: str | Game = DEFAULT_GAME) -> Path:
+    """The network shipped in the package for ``game`` (``agents/alphazero/pretrained/<game name>.pt``; none may
+    be: see :func:`pretrained_games`)."""
+    return PRETRAINED_DIR / f"{get_game(game).name}.pt"
+
+
+def pretrained_games() -> tuple[str, ...]:
+    """The games a network is shipped for (``alphazero:pretrained`` plays them); train one for the others."""
+    return tuple(name for name in GAMES if pretrained_path(name).is_file())
 
 
 class AlphaZeroAgent:
     """Plays the most visited move of a PUCT search guided by a network (no noise, so it is deterministic).
 
-    The network comes from ``net``, a checkpoint ``path``, or the shipped one (``pretrained``, the default), and
-    plays the one game it was trained for (:attr:`games`; the shipped one plays the two-colour game).
+    The network comes from ``net``, a checkpoint ``path``, or the shipped ones (``pretrained``, the default): a
+    network plays the one game it was trained for, the shipped ones each game a network is shipped for, loaded when
+    the agent first meets the game (:attr:`games`).
     ``simulations`` bounds the search (default 800); ``time`` (seconds per move) stops it when the time is up
     (with both, whichever comes first). ``leaves`` leaves are evaluated per network call, spread by virtual loss:
     a small batch costs the network little more than one position. Small batches run fastest on one thread, so
@@ -48,7 +57,7 @@ class AlphaZeroAgent:
         c_puct: float = SearchConfig.c_puct,
         leaves: int = DEFAULT_LEAVES,
         seed: int | None = None,
-        net: AwaleNet | RingNet | None = None,
+        net: RingNet | None = None,
         threads: int | None = 1,
     ) -> None:
         check_positive("simulations", simulations)
@@ -65,15 +74,24 @@ class AlphaZeroAgent:
             simulations = MAX_TIMED_SIMULATIONS if time is not None else DEFAULT_SIMULATIONS
         self.config = SearchConfig(simulations=simulations, c_puct=c_puct)
         self.time = time
-        self.net = net.eval()
-        self.evaluate = make_evaluator(self.net)
-        self.search = BatchedSearch(1, self.config, leaves_per_game=leaves, game=self.net.config.game)
+        self.leaves = leaves
+        self._use(net)
         self.pretrained = path is None and (net is None or pretrained)
         self.name = "alphazero" + (f":path={path}" if path else ":pretrained" if self.pretrained else "")
         self.last_simulations = 0
         self.last_value = 0.0
-        #: The games this agent can play: its network's (the arena checks it before a tournament).
-        self.games = (self.net.config.game,)
+        #: The games this agent can play (the arena checks it before a tournament): its network's, or with the
+        #: shipped networks every game one is shipped for.
+        self.games = pretrained_games() if self.pretrained else (self.net.config.game,)
+
+    def _use(self, net: RingNet) -> None:
+        """Search with ``net`` from now on, its compiled kernels loaded (or compiled) now by a search of one network
+        call from the game's start: a move's time is then all search, the first one's of a fresh process too."""
+        self.net = net.eval()
+        self.evaluate = make_evaluator(self.net)
+        game = get_game(self.net.config.game)
+        self.search = BatchedSearch(1, self.config, leaves_per_game=self.leaves, game=game.name)
+        self.search.run_states([game.initial()], self.evaluate, simulations=min(self.leaves, self.config.simulations))
 
     @classmethod
     def load(cls, path: str | Path = "pretrained", **kwargs) -> AlphaZeroAgent:
@@ -88,17 +106,18 @@ class AlphaZeroAgent:
         if not self.pretrained or game in self.games:
             return None
         return (
-            f"no AlphaZero network is shipped for {game!r} (alphazero:pretrained plays {', '.join(PRETRAINED_GAMES)} "
-            f"only): train one with `python -m training.alphazero --game {game}` and play it with "
-            "alphazero:path=<run_dir>/best.pt"
+            f"no AlphaZero network is shipped for it; train one with `awale train alphazero --game {game}`, then play "
+            "alphazero:path=<run dir>/best.pt"
         )
 
     def _check_game(self, state: Any) -> None:
-        """A network sees one game's observations: refuse another game's State, saying what to do instead."""
+        """A network sees one game's observations: refuse another game's State, saying what to do instead; the
+        shipped networks switch to the game's."""
         game = game_of(state).name
         if game not in self.games:
-            hint = self.other_game_hint(game)
-            raise ValueError(hint or f"this alphazero agent's network plays {self.games[0]} only, not {game!r}")
+            raise ValueError(game_refusal(self, self.name, game))
+        if game != self.net.config.game:
+            self._use(load_network(pretrained_path(game), game))
 
     def policy(self, state: Any) -> np.ndarray:
         """Visit counts of the search from ``state`` (a State of the network's game) per action (num_actions,)."""

@@ -26,7 +26,6 @@ import numpy as np
 from numba import njit
 
 from agents import kernels as kn
-from awale_env.core import oware as ow
 from awale_env.games import DEFAULT_GAME, get_game
 
 # An evaluator maps observations (n, obs_size) float32 to (relative policy logits (n, num_actions), values (n,)) in
@@ -277,13 +276,10 @@ def root_visit_counts(child_first, child_count, visits, value_sum, move, counts,
         root_values[g] = -value_sum[g, 0] / visits[g, 0] if visits[g, 0] > 0 else 0.0
 
 
-def _search_env(game: str, flags: int, scratch: np.ndarray) -> Any:
-    """The kernels' env of ``game`` with rule flags ``flags``, to be re-rooted per position (:func:`kn.rooted`)."""
-    env_type = kn.KERNELS[game].env_type
-    if env_type is kn.OwareEnv:
-        none = np.zeros(0, dtype=np.int64)
-        return kn.OwareEnv(flags, none, none, none)
-    return kn.HawalisEnv(flags, scratch) if env_type is kn.HawalisEnv else kn.Awale16Env(flags)
+def _search_env(kernels: kn.SearchKernels, flags: int, scratch: np.ndarray) -> Any:
+    """The game's env with rule flags ``flags``, to be re-rooted per position (:func:`kn.rooted`)."""
+    none = np.zeros(0, dtype=np.int64)
+    return kernels.make_env(flags, none, scratch, none, none)
 
 
 class BatchedSearch:
@@ -296,7 +292,7 @@ class BatchedSearch:
         if num_games < 1 or leaves_per_game < 1:
             raise ValueError(f"num_games and leaves_per_game must be positive, got {num_games}, {leaves_per_game}")
         self.game = get_game(game)
-        self.kernels = kn.KERNELS[self.game.name]
+        self.kernels = self.game.search
         self.config = config
         self.num_games = num_games
         self.leaves_per_game = leaves_per_game
@@ -304,7 +300,9 @@ class BatchedSearch:
         rows = num_games * leaves_per_game
         actions = self.game.num_actions
         nodes = 1 + (self.capacity + 1) * self.kernels.max_moves
-        self.child_first = np.full((num_games, nodes), -1, dtype=np.int32)
+        # zeros, not -1: the pages of a large tree are touched only as it grows (run() marks the roots leaves, and
+        # expand_and_backup each new child)
+        self.child_first = np.zeros((num_games, nodes), dtype=np.int32)
         self.child_count = np.zeros((num_games, nodes), dtype=np.int32)
         self.visits = np.zeros((num_games, nodes), dtype=np.int32)
         self.value_sum = np.zeros((num_games, nodes), dtype=np.float32)
@@ -363,13 +361,11 @@ class BatchedSearch:
         keys = np.zeros((games, max(1, int(key_count.max()))), dtype=np.int64)
         for g in np.flatnonzero(key_count):
             keys[g, : key_count[g]] = root_keys[g]
-        work_keys = np.zeros(1, dtype=np.int64)
-        if self.kernels.env_type is kn.OwareEnv:
-            capacity = 16
-            while capacity < 2 * (keys.shape[1] + simulations + 2):
-                capacity *= 2
-            work_keys = ow.key_set_new(capacity)
-        env = _search_env(self.game.name, flags, self.scratch)
+        capacity = 16
+        while capacity < 2 * (keys.shape[1] + simulations + 2):
+            capacity *= 2
+        work_keys = self.kernels.new_key_set(capacity)
+        env = _search_env(self.kernels, flags, self.scratch)
         self.child_first[:, 0] = -1
         self.visits[:, 0] = 0
         self.value_sum[:, 0] = 0.0
@@ -453,5 +449,5 @@ def uniform(game: str = DEFAULT_GAME) -> Evaluator:
     return evaluate
 
 
-#: :func:`uniform` for the two-colour game.
+#: :func:`uniform` for the default game.
 uniform_evaluator = uniform()

@@ -1,24 +1,23 @@
-"""The AlphaZero networks: small residual 1-D convolutional nets over each game's circular board.
+"""The AlphaZero network: a small residual 1-D convolutional net over a game's circular board, one class for every
+game (:class:`RingNet`), shaped by the game's data for learners (:class:`awale_env.games.base.Game`).
 
-The input is the agent-relative observation of :func:`awale_env.core.awale16.observe` (length 35): its 32 board
-entries become 2 channels (red, blue) over the 16 relative holes, the 3 scalars (own store, opponent's store, ply
-fraction) are broadcast as constant channels, and one more constant channel marks the viewer's holes (the even
-relative holes). Every convolution pads circularly, the policy head is a 1x1 convolution (one logit per relative
-hole and colour) and the value head pools the viewer's and the opponent's holes separately, so the network is
-exactly equivariant under the 8 rotations of the board by two holes (:func:`rotate_samples`), which are exact
-symmetries of the rules.
+``board_planes`` gives, for each input channel, the observation entry of every board position in sowing order from
+the mover's first position, so convolutions padded circularly let each position see its sowing neighbours. The other
+observation entries (after ``board_entries``: stores, ply fraction) are broadcast as constant channels, and one more
+constant channel marks ``own_positions``, the mover's. The policy head is a 1x1 convolution with
+``actions_per_position`` channels (relative action ``a`` is position ``a // P``, channel ``a % P``) and the value
+head pools the mover's positions and the others apart. When the game has a rotation symmetry (``symmetry_step``:
+a rotation of the relative actions that maps its rules to themselves), the net is exactly equivariant under it and
+:func:`rotate_samples` turns training samples. For instance the two-colour Awale has two planes (red, blue seeds)
+over 16 holes, two actions per hole, the even relative holes the mover's, and its 8 rotations by two holes;
+Hawalis's second plane holds, at each of the mover's 14 pits, the opponent's pit in the same grid column.
 
-Oware and Hawalis get :class:`RingNet`, the same residual trunk over their own ring of pits (see its docstring):
-Oware's 12 pits in sowing order, Hawalis's 14-pit side of the player to move with the opponent's pits of the same
-grid columns as a second channel. A :class:`NetworkConfig` names its game; :func:`build_network` builds the right
-net and checkpoints record the game (checkpoints without one are the two-colour game's).
+A :class:`NetworkConfig` names its game; checkpoints record it (checkpoints without one are the default game's).
 """
 
 from __future__ import annotations
 
-import copy
-import os
-from abc import ABC, abstractmethod
+import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -29,14 +28,13 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from awale_env.core import awale16 as core
-from awale_env.games import DEFAULT_GAME, GAMES, get_game
+from agents.alphazero.folded import FoldedNet
+from agents.checkpoint import atomic_write, load_tensors
+from awale_env.errors import CheckpointError
+from awale_env.games import DEFAULT_GAME, GAMES, Game, get_game
 
-NUM_HOLES = core.NUM_HOLES
-NUM_ACTIONS = core.NUM_ACTIONS
-OBS_SIZE = core.OBS_SIZE
-NUM_ROTATIONS = NUM_HOLES // 2
-INPUT_CHANNELS = 2 + 3 + 1
+#: Features the value head keeps per position before pooling.
+VALUE_FEATURES = 8
 
 
 @dataclass(frozen=True)
@@ -82,36 +80,50 @@ class ResidualBlock(nn.Module):
         return F.relu(x + y)
 
 
-class _ResidualNet(nn.Module, ABC):
-    """The trunk and heads every game's network shares: a circular convolution stem, residual blocks, a 1x1
-    convolution policy head and a value head over pooled 1x1 features. A game's net says how observations become
-    input planes (:meth:`planes`), policy maps become logits (:meth:`logits`) and value features are pooled
-    (:meth:`pool`, 8 features per group of ``pooled_groups``)."""
+class RingNet(nn.Module):
+    """Observation (B, obs_size) -> (logits over the *relative* actions (B, num_actions), value in [-1, 1] (B,)) for
+    ``config.game``: a circular convolution stem, residual blocks, a 1x1 convolution policy head and a value head
+    over pooled 1x1 features (see the module's docstring for the layout)."""
 
-    def __init__(self, config: NetworkConfig, in_channels: int, policy_channels: int, pooled_groups: int) -> None:
+    def __init__(self, config: NetworkConfig | None = None) -> None:
         super().__init__()
+        config = config or NetworkConfig()
+        game = get_game(config.game)
         self.config = config
+        board_index = torch.tensor(game.board_planes)
+        positions = board_index.shape[1]
+        own = torch.zeros(positions, dtype=torch.bool)
+        own[list(game.own_positions)] = True
+        in_channels = len(board_index) + game.obs_size - game.board_entries + 1
         c = config.channels
         self.stem = _conv(in_channels, c, 3)
         self.stem_bn = nn.BatchNorm1d(c)
         self.trunk = nn.Sequential(*(ResidualBlock(c) for _ in range(config.blocks)))
-        self.policy_conv = nn.Conv1d(c, policy_channels, 1)
-        self.value_conv = nn.Conv1d(c, 8, 1, bias=False)
-        self.value_bn = nn.BatchNorm1d(8)
-        self.value_fc1 = nn.Linear(8 * pooled_groups, config.value_hidden)
+        self.policy_conv = nn.Conv1d(c, game.actions_per_position, 1)
+        self.value_conv = nn.Conv1d(c, VALUE_FEATURES, 1, bias=False)
+        self.value_bn = nn.BatchNorm1d(VALUE_FEATURES)
+        self.value_fc1 = nn.Linear(2 * VALUE_FEATURES, config.value_hidden)
         self.value_fc2 = nn.Linear(config.value_hidden, 1)
+        self.positions, self.board_entries, self.num_actions = positions, game.board_entries, game.num_actions
+        self.register_buffer("board_index", board_index, persistent=False)
+        self.register_buffer("own_plane", own.float().reshape(1, 1, positions), persistent=False)
+        self.register_buffer("own_index", torch.nonzero(own).flatten(), persistent=False)
+        self.register_buffer("other_index", torch.nonzero(~own).flatten(), persistent=False)
 
-    @abstractmethod
     def planes(self, obs: torch.Tensor) -> torch.Tensor:
         """(B, obs_size) observations -> (B, in_channels, positions) input planes."""
+        batch = obs.shape[0]
+        scalars = obs[:, self.board_entries :].unsqueeze(-1).expand(batch, -1, self.positions)
+        return torch.cat([obs[:, self.board_index], scalars, self.own_plane.expand(batch, 1, self.positions)], dim=1)
 
-    @abstractmethod
     def logits(self, policy: torch.Tensor) -> torch.Tensor:
-        """(B, policy_channels, positions) policy map -> (B, num_actions) logits over relative actions."""
+        """(B, actions_per_position, positions) policy map -> (B, num_actions) logits of the relative actions."""
+        return policy.transpose(1, 2).reshape(policy.shape[0], -1)[:, : self.num_actions]
 
-    @abstractmethod
     def pool(self, v: torch.Tensor) -> torch.Tensor:
-        """(B, 8, positions) value features -> (B, 8 * pooled_groups)."""
+        """(B, 8, positions) value features -> (B, 16): the mover's positions and the others pooled apart (which
+        keeps the equivariance under the game's rotations)."""
+        return torch.cat([v[..., self.own_index].mean(-1), v[..., self.other_index].mean(-1)], dim=1)
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x = F.relu(self.stem_bn(self.stem(self.planes(obs))))
@@ -122,167 +134,62 @@ class _ResidualNet(nn.Module, ABC):
         return logits, value
 
 
-class AwaleNet(_ResidualNet):
-    """Observation (B, 35) -> (policy logits over the 32 *relative* actions (B, 32), value in [-1, 1] (B,))."""
-
-    def __init__(self, config: NetworkConfig | None = None) -> None:
-        config = config or NetworkConfig()
-        if config.game != "awale16":
-            raise ValueError(f"AwaleNet plays awale16, not {config.game!r}: use build_network")
-        super().__init__(config, INPUT_CHANNELS, 2, 2)
-        own = torch.zeros(1, 1, NUM_HOLES)
-        own[..., 0::2] = 1.0
-        self.register_buffer("own_holes", own, persistent=False)
-
-    def planes(self, obs: torch.Tensor) -> torch.Tensor:
-        """(B, 35) observations -> (B, 6, 16) input planes."""
-        batch = obs.shape[0]
-        board = obs[:, :NUM_ACTIONS].reshape(batch, NUM_HOLES, 2).transpose(1, 2)
-        scalars = obs[:, NUM_ACTIONS:].unsqueeze(-1).expand(batch, 3, NUM_HOLES)
-        return torch.cat([board, scalars, self.own_holes.expand(batch, 1, NUM_HOLES)], dim=1)
-
-    def logits(self, policy: torch.Tensor) -> torch.Tensor:
-        """(B, 2, 16) colour x relative hole -> (B, 32) relative actions."""
-        return policy.transpose(1, 2).reshape(policy.shape[0], NUM_ACTIONS)
-
-    def pool(self, v: torch.Tensor) -> torch.Tensor:
-        """The viewer's and the opponent's holes pooled apart (which keeps the rotation equivariance)."""
-        return torch.cat([v[..., 0::2].mean(-1), v[..., 1::2].mean(-1)], dim=1)
-
-
-class RingNet(_ResidualNet):
-    """Oware's or Hawalis's network: observation (B, obs_size) -> (logits (B, num_actions), value (B,)).
-
-    The positions are a ring the convolutions pad circularly, so every pit sees its sowing neighbours:
-
-    * Oware: the 12 pits in sowing order from the mover's first pit (the observation's own order), one channel;
-      action ``a`` is position ``a``.
-    * Hawalis: the mover's 14 pits (local indices, sowing ``k -> k + 1``), plus a second channel holding at
-      position ``k`` the opponent's pit in the same grid column and row kind, local ``(6 - k) % 14``: an inner
-      pit faces what its sowing would capture (rule 3) and the opponent's ring is mirrored onto the mover's, so
-      neighbours stay neighbours. Action ``k`` is position ``k``.
-
-    The scalars of the observation (stores, ply fraction) are constant channels, and one more marks the first
-    half of the ring (Oware: the mover's row; Hawalis: the outer row, which never captures). The value head pools
-    the two halves apart. Neither game has a board symmetry, so there is no augmentation.
-    """
-
-    def __init__(self, config: NetworkConfig) -> None:
-        game = get_game(config.game)
-        if game.name == "oware":
-            index = [list(range(game.board_entries))]
-        elif game.name == "hawalis":
-            side = game.num_actions
-            index = [list(range(side)), [side + (6 - k) % side for k in range(side)]]
-        else:
-            raise ValueError(f"RingNet plays oware and hawalis, not {game.name!r}")
-        scalars = game.obs_size - game.board_entries
-        super().__init__(config, len(index) + scalars + 1, 1, 2)
-        self.positions = len(index[0])
-        self.num_actions = game.num_actions
-        self.register_buffer("board_index", torch.tensor(index), persistent=False)
-        first_half = torch.zeros(1, 1, self.positions)
-        first_half[..., : self.positions // 2] = 1.0
-        self.register_buffer("first_half", first_half, persistent=False)
-        self.board_entries = game.board_entries
-
-    def planes(self, obs: torch.Tensor) -> torch.Tensor:
-        """(B, obs_size) observations -> (B, channels, positions) input planes."""
-        batch = obs.shape[0]
-        board = obs[:, self.board_index]
-        scalars = obs[:, self.board_entries :].unsqueeze(-1).expand(batch, -1, self.positions)
-        return torch.cat([board, scalars, self.first_half.expand(batch, 1, self.positions)], dim=1)
-
-    def logits(self, policy: torch.Tensor) -> torch.Tensor:
-        """Action ``a`` is position ``a``."""
-        return policy[:, 0, : self.num_actions]
-
-    def pool(self, v: torch.Tensor) -> torch.Tensor:
-        """The two halves of the ring pooled apart."""
-        half = self.positions // 2
-        return torch.cat([v[..., :half].mean(-1), v[..., half:].mean(-1)], dim=1)
-
-
-def build_network(config: NetworkConfig | None = None) -> AwaleNet | RingNet:
+def build_network(config: NetworkConfig | None = None) -> RingNet:
     """A fresh network for ``config.game``."""
-    config = config or NetworkConfig()
-    return AwaleNet(config) if config.game == "awale16" else RingNet(config)
+    return RingNet(config)
 
 
-def rotate_samples(obs: np.ndarray, policy: np.ndarray, shifts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rotate each (observation, relative policy) pair by ``2 * shifts[i]`` relative holes (``shifts`` in 0-7).
+def __getattr__(name: str) -> Any:
+    """``AwaleNet``, the two-colour game's network before every game shared :class:`RingNet`, still imports."""
+    if name == "AwaleNet":
+        warnings.warn("AwaleNet is RingNet now (one network for every game)", DeprecationWarning, stacklevel=2)
+        return RingNet
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-    Relative hole ``k`` moves to ``k + 2 * shift (mod 16)``; the viewer's holes stay the viewer's, sowing, capture
-    and starving are the same everywhere, so a rotated sample is as true as the original.
+
+def num_rotations(game: str | Game = DEFAULT_GAME) -> int:
+    """How many rotations of the relative actions by ``game.symmetry_step`` map the game to itself (1: only the
+    identity, a game without symmetry)."""
+    game = get_game(game)
+    return game.num_actions // game.symmetry_step if game.symmetry_step else 1
+
+
+def rotate_samples(
+    obs: np.ndarray, policy: np.ndarray, shifts: np.ndarray, game: str | Game = DEFAULT_GAME
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rotate each (observation, relative policy) pair of ``game`` by ``shifts[i]`` times its symmetry step
+    (``shifts`` in ``0..num_rotations(game) - 1``).
+
+    Relative action ``r`` becomes ``r + shift * symmetry_step`` and every board plane turns by as many positions;
+    the mover's positions stay the mover's, so a rotated sample is as true as the original (e.g. the two-colour
+    Awale turned by two holes: sowing, capture and starving are the same everywhere).
     """
+    game = get_game(game)
     obs = np.asarray(obs)
     policy = np.asarray(policy)
-    if obs.ndim != 2 or obs.shape[1] != OBS_SIZE or policy.shape != (obs.shape[0], NUM_ACTIONS):
-        raise ValueError(f"expected obs (B, {OBS_SIZE}) and policy (B, {NUM_ACTIONS}), got {obs.shape}, {policy.shape}")
+    size, actions = game.obs_size, game.num_actions
+    if obs.ndim != 2 or obs.shape[1] != size or policy.shape != (obs.shape[0], actions):
+        raise ValueError(f"expected obs (B, {size}) and policy (B, {actions}), got {obs.shape}, {policy.shape}")
+    count = num_rotations(game)
     shifts = np.asarray(shifts, dtype=np.int64)
-    if shifts.shape != (obs.shape[0],) or shifts.min(initial=0) < 0 or shifts.max(initial=0) >= NUM_ROTATIONS:
-        raise ValueError(f"shifts must be {obs.shape[0]} integers in 0-{NUM_ROTATIONS - 1}")
-    # new[(r + 4 * s) % 32] = old[r]  <=>  new[j] = old[(j - 4 * s) % 32]
-    source = (np.arange(NUM_ACTIONS)[None, :] - 4 * shifts[:, None]) % NUM_ACTIONS
+    if shifts.shape != (obs.shape[0],) or shifts.min(initial=0) < 0 or shifts.max(initial=0) >= count:
+        raise ValueError(f"shifts must be {obs.shape[0]} integers in 0-{count - 1}")
+    planes = np.array(game.board_planes)  # (channels, positions) observation entries
     rows = np.arange(obs.shape[0])[:, None]
+    step, n = game.symmetry_step, planes.shape[1]
+    # new[(k + m) % n] = old[k]  <=>  new[j] = old[(j - m) % n], for positions (m = shift * step / P) and actions
+    positions = (np.arange(n)[None, :] - step // game.actions_per_position * shifts[:, None]) % n
     new_obs = obs.copy()
-    new_obs[:, :NUM_ACTIONS] = obs[rows, source]
+    for plane in planes:
+        new_obs[rows, plane[None, :]] = obs[rows, plane[positions]]
+    source = (np.arange(actions)[None, :] - step * shifts[:, None]) % actions
     return new_obs, policy[rows, source]
 
 
-def _fold(conv: nn.Conv1d, bn: nn.BatchNorm1d) -> tuple[torch.Tensor, torch.Tensor]:
-    """The weight and bias of one convolution that does ``bn(conv(x))`` with the batch norm's running statistics."""
-    scale = bn.weight / torch.sqrt(bn.running_var + bn.eps)
-    bias = bn.bias - bn.running_mean * scale
-    if conv.bias is not None:
-        bias = bias + conv.bias * scale
-    return (conv.weight * scale[:, None, None]).detach().clone(), bias.detach().clone()
-
-
-class FoldedNet:
-    """``net``'s forward pass in evaluation mode with each batch norm folded into its convolution and plain
-    functional calls: the same outputs (to float rounding) at a fraction of the per-call overhead, which dominates
-    the small batches of a one-game search. Holds a copy of the weights: later changes to ``net`` do not reach it."""
-
-    def __init__(self, net: _ResidualNet) -> None:
-        with torch.no_grad():
-            shape = copy.deepcopy(net).eval()
-            self.planes, self.logits, self.pool = shape.planes, shape.logits, shape.pool
-            self.stem = _fold(net.stem, net.stem_bn)
-            self.blocks = [(_fold(b.conv1, b.bn1), _fold(b.conv2, b.bn2)) for b in net.trunk]
-            self.policy = (net.policy_conv.weight.detach().clone(), net.policy_conv.bias.detach().clone())
-            self.value = _fold(net.value_conv, net.value_bn)
-            self.value_fc1 = (net.value_fc1.weight.detach().clone(), net.value_fc1.bias.detach().clone())
-            self.value_fc2 = (net.value_fc2.weight.detach().clone(), net.value_fc2.bias.detach().clone())
-
-    @staticmethod
-    def _conv(x: torch.Tensor, weight_bias: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
-        pad = weight_bias[0].shape[-1] // 2
-        if pad:
-            x = F.pad(x, (pad, pad), mode="circular")
-        return F.conv1d(x, *weight_bias)
-
-    def __call__(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        x = F.relu(self._conv(self.planes(obs), self.stem))
-        for first, second in self.blocks:
-            x = F.relu(x + self._conv(F.relu(self._conv(x, first)), second))
-        logits = self.logits(F.conv1d(x, *self.policy))
-        v = F.relu(F.conv1d(x, *self.value))
-        value = torch.tanh(F.linear(F.relu(F.linear(self.pool(v), *self.value_fc1)), *self.value_fc2)).squeeze(-1)
-        return logits, value
-
-
-def make_evaluator(net: _ResidualNet) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
-    """A numpy-in, numpy-out evaluator of ``net``'s current weights (a :class:`FoldedNet`) for
-    :class:`agents.alphazero.mcts.BatchedSearch`."""
-    folded = FoldedNet(net)
-
-    def evaluate(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        with torch.inference_mode():
-            logits, values = folded(torch.from_numpy(obs))
-        return logits.numpy(), values.numpy()
-
-    return evaluate
+def make_evaluator(net: RingNet) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """A numpy-in, numpy-out evaluator of ``net``'s current weights (a :class:`~agents.alphazero.folded.FoldedNet`)
+    for :class:`agents.alphazero.mcts.BatchedSearch`."""
+    return FoldedNet(net)
 
 
 # --- checkpoints: state_dict + plain config, readable with torch.load(weights_only=True) --------------------------
@@ -290,31 +197,22 @@ def make_evaluator(net: _ResidualNet) -> Callable[[np.ndarray], tuple[np.ndarray
 CHECKPOINT_FORMAT = "awale_env.alphazero/1"
 
 
-class CheckpointError(ValueError):
-    """A file that is not a usable AlphaZero checkpoint of this project (missing, truncated, foreign, mismatched)."""
-
-
-def save_checkpoint(path: str | Path, net: _ResidualNet, **extra: Any) -> None:
-    """Write ``net`` with its config, game included (and any plain ``extra`` fields), to ``path`` atomically."""
+def save_checkpoint(path: str | Path, net: RingNet, **extra: Any) -> None:
+    """Write ``net`` with its config, game included (and any plain ``extra`` fields: tensors, numbers, strings and
+    containers of them), to ``path`` atomically (:func:`agents.checkpoint.atomic_write`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = {"format": CHECKPOINT_FORMAT, "network": net.config.to_dict(), "state_dict": net.state_dict(), **extra}
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(payload, tmp)
-    os.replace(tmp, path)
+    atomic_write(path, lambda file: torch.save(payload, file))
 
 
 def read_checkpoint(path: str | Path) -> dict[str, Any]:
-    """The checkpoint's contents, checked; never runs code from the file (``weights_only=True``)."""
+    """The checkpoint's contents, checked; never runs code from the file (:func:`agents.checkpoint.load_tensors`:
+    ``weights_only=True``, sizes checked first)."""
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"no AlphaZero checkpoint at {str(path)!r}: the file does not exist")
-    try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as error:  # torch raises RuntimeError, UnpicklingError, EOFError... depending on the damage
-        raise CheckpointError(
-            f"{str(path)!r} is not a readable AlphaZero checkpoint (truncated, corrupt or not a torch file): {error}"
-        ) from None
+    payload = load_tensors(path, repr(str(path)))
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         found = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
         raise CheckpointError(f"{str(path)!r} is not an {CHECKPOINT_FORMAT!r} checkpoint (found format {found!r})")
@@ -326,13 +224,11 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
 
 def checkpoint_network_config(payload: dict[str, Any]) -> dict[str, Any]:
     """The network config of a :func:`read_checkpoint` payload; checkpoints written before the other games were
-    added name no game and hold a two-colour network."""
+    added name no game and hold a network of the default game."""
     return {"game": DEFAULT_GAME, **payload["network"]}
 
 
-def network_from_checkpoint(
-    payload: dict[str, Any], key: str = "state_dict", source: str = "checkpoint"
-) -> AwaleNet | RingNet:
+def network_from_checkpoint(payload: dict[str, Any], key: str = "state_dict", source: str = "checkpoint") -> RingNet:
     """Rebuild the network stored under ``key`` of a :func:`read_checkpoint` payload."""
     try:
         net = build_network(NetworkConfig(**checkpoint_network_config(payload)))
@@ -343,16 +239,16 @@ def network_from_checkpoint(
     return net
 
 
-def check_game(net: _ResidualNet, game: str, source: str = "this network") -> None:
+def check_game(net: RingNet, game: str, source: str = "this network") -> None:
     """Raise CheckpointError unless ``net`` plays ``game`` (a network sees one game's observations only)."""
     if net.config.game != game:
         raise CheckpointError(
             f"{source} plays {net.config.game} only, not {game!r}: train a network for it with "
-            f"`python -m training.alphazero --game {game}`"
+            f"`awale train alphazero --game {game}`"
         )
 
 
-def load_network(path: str | Path, game: str | None = None) -> AwaleNet | RingNet:
+def load_network(path: str | Path, game: str | None = None) -> RingNet:
     """The network saved at ``path`` by :func:`save_checkpoint`, in evaluation mode; with ``game``, a
     CheckpointError unless it plays that game."""
     net = network_from_checkpoint(read_checkpoint(path), source=repr(str(path)))

@@ -22,9 +22,6 @@ def absolute_of_relative(game: str | Game) -> np.ndarray:
     return np.array([(relative + game.action_shift(p)) % game.num_actions for p in (0, 1)])
 
 
-ABSOLUTE_OF_RELATIVE = absolute_of_relative(DEFAULT_GAME)  # the two-colour game's table
-
-
 @dataclass
 class Samples:
     """Training samples: observations (n, obs_size), search policies over relative actions (n, num_actions),

@@ -1,1 +1,2 @@
-"""Compiled game kernels (numba). One module per game; nothing here imports gymnasium or pettingzoo."""
+"""Deprecated: the compiled game kernels moved into each game's package (``awale_env.games.<name>.kernels`` and
+``.batch``), the cross-game helpers to :mod:`awale_env.kernels`. The modules here re-export them with a warning."""

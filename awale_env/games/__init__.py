@@ -1,28 +1,52 @@
-"""The games of the toolkit and the protocol they share (:class:`awale_env.games.base.Game`).
+"""The registry of the toolkit's games: the only list of games, which environments, agents, trainers and
+applications read.
 
-``GAMES`` maps each name to its :class:`Game`: ``"awale16"`` (the two-colour Awale, the default everywhere, whose
-State stays ``awale_env.State``), ``"oware"`` and ``"hawalis"``. ``from awale_env.games import oware, hawalis`` gives
-the other games' rule modules.
+Every subpackage of ``awale_env.games`` is a game: importing this package imports each of them, and each registers
+its :class:`~awale_env.games.base.Game` at the bottom of its ``__init__.py`` (:func:`register`), the default game with
+``default=True``. A game defined elsewhere (a test's toy game) registers the same way. ``from awale_env.games import
+<name>`` gives a game's package.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from typing import Any
 
-from awale_env.games import hawalis, oware
-from awale_env.games.base import AWALE16, HAWALIS, OWARE, Game
+from awale_env.games.base import Game
 
-__all__ = ["DEFAULT_GAME", "GAMES", "Game", "game_of", "get_game", "hawalis", "oware"]
+__all__ = ["DEFAULT_GAME", "GAMES", "Game", "game_of", "get_game", "register"]
 
-GAMES: dict[str, Game] = {game.name: game for game in (AWALE16, OWARE, HAWALIS)}
-#: The game every environment, agent and tool plays unless told otherwise.
-DEFAULT_GAME = AWALE16.name
+#: Every registered game by name, in the order they registered (the default game first).
+GAMES: dict[str, Game] = {}
+_BY_STATE_TYPE: dict[type, Game] = {}
+_default: list[str] = []
 
-_BY_STATE_TYPE = {game.state_type: game for game in GAMES.values()}
+
+def register(game: Game, default: bool = False) -> Game:
+    """Add ``game`` to :data:`GAMES` (``default``: the game every environment, agent and tool plays unless told
+    otherwise; one game only). ValueError for a second game of the same name or State class, or a second default."""
+    if not isinstance(game, Game):
+        raise ValueError(f"register takes a Game, got {game!r}")
+    if game.name in GAMES:
+        raise ValueError(f"a game named {game.name!r} is registered already")
+    if game.state_type in _BY_STATE_TYPE:
+        raise ValueError(f"{game.state_type.__qualname__} is the State of {_BY_STATE_TYPE[game.state_type].name!r}")
+    if default and _default:
+        raise ValueError(f"{_default[0]!r} is the default game already; {game.name!r} cannot be too")
+    if default:
+        _default.append(game.name)
+        games = dict(GAMES)
+        GAMES.clear()
+        GAMES.update({game.name: game, **games})
+    else:
+        GAMES[game.name] = game
+    _BY_STATE_TYPE[game.state_type] = game
+    return game
 
 
 def get_game(name_or_game: str | Game) -> Game:
-    """The :class:`Game` of a name (``"awale16"``, ``"oware"``, ``"hawalis"``), or the Game itself."""
+    """The registered :class:`Game` of a name, or the Game itself."""
     if isinstance(name_or_game, Game):
         return name_or_game
     game = GAMES.get(name_or_game) if isinstance(name_or_game, str) else None
@@ -32,9 +56,19 @@ def get_game(name_or_game: str | Game) -> Game:
 
 
 def game_of(state: Any) -> Game:
-    """The :class:`Game` a State belongs to (by its type)."""
+    """The registered :class:`Game` a State belongs to (by its type)."""
     game = _BY_STATE_TYPE.get(type(state))
     if game is None:
-        known = ", ".join(f"{g.state_type.__module__}.State" for g in GAMES.values())
+        known = ", ".join(f"{g.state_type.__module__}.{g.state_type.__qualname__}" for g in GAMES.values())
         raise ValueError(f"{type(state).__name__!r} is not the State of a known game ({known})")
     return game
+
+
+for _package in pkgutil.iter_modules(__path__, f"{__name__}."):
+    if _package.ispkg:
+        importlib.import_module(_package.name)
+
+if not _default:
+    raise RuntimeError(f"no game package under {__path__[0]} registered itself as the default game")
+#: The name of the game every environment, agent and tool plays unless told otherwise.
+DEFAULT_GAME = _default[0]

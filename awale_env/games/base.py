@@ -1,34 +1,40 @@
 """The game protocol: what environments, agents and the arena need to know about a game, so that one code path runs
-every game of the toolkit (the two-colour Awale, Oware, Hawalis) with no game-specific branches.
+every game of the toolkit with no game-specific branches; and :class:`BoardState`, what every game's State shares.
 
 A :class:`Game` names the game, its action and observation sizes, its ``State`` class and default ply limit, and
-builds starting positions from validated options; moves and pictures go through it as well. Every ``State`` has the
-API of :class:`awale_env.State` (``play``, ``legal_mask``, ``observation_tensor``, ``returns``, ...), and its actions
+builds starting positions from validated options; moves and pictures go through it as well, and it leads to the
+game's optional compiled parts (``search``, ``batched``) and its web page. Every ``State`` has the API of
+:class:`awale_env.State` (``play``, ``legal_mask``, ``observation_tensor``, ``returns``, ...), and its actions
 ``0..num_actions-1`` are the moves of the player to move.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import warnings
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cache
 from numbers import Integral
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-from gymnasium import spaces
 
-from awale_env import render as awale16_render
-from awale_env.core import awale16 as awale16_core
 from awale_env.errors import IllegalMoveError
-from awale_env.games import hawalis, oware
-from awale_env.notation import format_move, parse_move
-from awale_env.rules import DEFAULT_MAX_PLIES
-from awale_env.rules import State as Awale16State
+
+if TYPE_CHECKING:
+    from gymnasium import spaces
+
+    from awale_env.batched import BatchedGames
+    from awale_env.kernels.search import SearchKernels
 
 #: The options :meth:`Game.initial` takes for every game, beside the game's own rule flags.
 COMMON_OPTIONS = ("max_plies", "seed")
 #: ``max_plies=GAME_DEFAULT`` (every environment's default) asks for the game's own ply limit; None means no limit.
 GAME_DEFAULT = "default"
+#: A State's ``max_plies`` as the compiled kernels of every game take it when there is no limit.
+NO_LIMIT = 0
 
 
 @dataclass(frozen=True)
@@ -37,7 +43,19 @@ class Game(ABC):
 
     ``title`` names its environments (``awale_env/{title}-v0`` for Gymnasium, the lower-case one for PettingZoo);
     ``total_seeds`` scales the ``"score_diff"`` rewards (a game's rewards add up to the final store difference
-    divided by it); ``rule_options`` are the rule flags :meth:`initial` accepts beside ``max_plies`` and ``seed``.
+    divided by it); ``rule_options`` are the rule flags :meth:`initial` accepts beside ``max_plies`` and ``seed``;
+    ``end_reasons`` names the status codes of its kernels (index 0 = None, a live game; the batch kernels code an
+    illegal action ``len(end_reasons)``).
+
+    For learners: ``board_planes`` are the observation indexes forming each input channel of a ring network (one
+    entry per board position, in sowing order from the observer's first position; default one plane of the
+    ``board_entries``), ``actions_per_position`` the actions a position offers, ``own_positions`` the positions
+    that are the mover's (default the first ``num_actions / actions_per_position``), ``symmetry_step`` the rotation
+    of relative actions that maps the game to itself (0 for none).
+
+    ``package`` is the game's package: its optional parts are its modules ``search`` (``SEARCH``, the compiled
+    searches' kernels), ``batch`` (``BATCHED``, a :class:`awale_env.batched.BatchedGames` class; without it the
+    pure-Python fallback serves) and ``page`` (``PAGE``, the web page's drawing). None: no optional part.
     """
 
     name: str
@@ -50,10 +68,24 @@ class Game(ABC):
     rule_options: tuple[str, ...]
     board_entries: int
     max_board_entry: float
+    end_reasons: tuple[str | None, ...]
+    board_planes: tuple[tuple[int, ...], ...] = field(default=(), kw_only=True)
+    actions_per_position: int = field(default=1, kw_only=True)
+    own_positions: tuple[int, ...] = field(default=(), kw_only=True)
+    symmetry_step: int = field(default=0, kw_only=True)
+    package: str | None = field(default=None, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if not self.board_planes:
+            object.__setattr__(self, "board_planes", (tuple(range(self.board_entries)),))
+        if not self.own_positions:
+            object.__setattr__(self, "own_positions", tuple(range(self.num_actions // self.actions_per_position)))
 
     def observation_space(self) -> spaces.Box:
         """The Box of ``State.observation_tensor``: float32[obs_size], the first ``board_entries`` entries pit
         contents (at most ``max_board_entry``: every seed of the game in one pit), the others fractions in [0, 1]."""
+        from gymnasium import spaces  # here: the games and their kernels load without gymnasium
+
         high = np.ones(self.obs_size, dtype=np.float32)
         high[: self.board_entries] = self.max_board_entry
         return spaces.Box(low=np.zeros(self.obs_size, dtype=np.float32), high=high, dtype=np.float32)
@@ -86,8 +118,11 @@ class Game(ABC):
         """The starting position. ``max_plies`` defaults to :attr:`default_max_plies` (None: no limit), ``seed``
         draws whatever the rules leave to chance (Oware's ``"texts"`` first player); the game's rule flags
         (:attr:`rule_options`) pass through to its ``State.initial``."""
+        from awale_env.games.validation import check_seed  # here: that module builds on this one
+
         self.check_options(options)
         options.setdefault("max_plies", self.default_max_plies)
+        options["seed"] = check_seed(options.get("seed"))
         return self._initial(**options)
 
     @abstractmethod
@@ -96,8 +131,8 @@ class Game(ABC):
 
     def action_shift(self, player: int) -> int:
         """How far ``player``'s actions are turned from the mover's own numbering: the mover's relative action r is
-        the game's action ``(r + action_shift(player)) % num_actions``. Oware and Hawalis number actions from the
-        mover's side already (0), so one network can play both seats without it."""
+        the game's action ``(r + action_shift(player)) % num_actions``. Games that number actions from the mover's
+        side already answer 0, so one network can play both seats without it."""
         return 0
 
     def format_move(self, action: int) -> str:
@@ -108,9 +143,11 @@ class Game(ABC):
 
     def parse_move(self, text: str) -> int:
         """The action of a move written as :meth:`format_move` writes it (IllegalMoveError for anything else)."""
-        digits = text.strip() if isinstance(text, str) else ""
-        if digits.isascii() and digits.isdigit() and int(digits) < self.num_actions:
-            return int(digits)
+        from awale_env.games.validation import digit_index  # here: that module builds on this one
+
+        action = digit_index(text, self.num_actions)
+        if action is not None:
+            return action
         raise IllegalMoveError(f"malformed move {text!r}: {self.name} moves are numbers 0-{self.num_actions - 1}")
 
     @abstractmethod
@@ -121,94 +158,188 @@ class Game(ABC):
     def render_ansi(self, state: Any, last_action: int | None = None) -> str:
         """The position as text (ANSI colours where the game has them)."""
 
+    # --- the optional parts, loaded when first used ---------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Awale16(Game):
-    """The two-colour, 16-hole Awale (docs/rules.md): moves are written ``"14B"``; no rule flags."""
+    def _part(self, module: str) -> Any:
+        """The game's module ``module`` (of its :attr:`package`), or None when it has none."""
+        if self.package is None or importlib.util.find_spec(f"{self.package}.{module}") is None:
+            return None
+        return importlib.import_module(f"{self.package}.{module}")
 
-    def _initial(self, max_plies: int | None, seed: int | None = None, **flags: Any) -> Awale16State:
-        return Awale16State.initial(max_plies)  # no chance in this game: the seed changes nothing
+    @property
+    def search(self) -> SearchKernels:
+        """The kernels the compiled searches (alpha-beta, MCTS, AlphaZero) call for this game; NotImplementedError
+        for a game without them."""
+        module = self._part("search")
+        if module is None:
+            raise NotImplementedError(f"the game {self.name!r} has no compiled search kernels (no search module)")
+        return module.SEARCH
 
-    def action_shift(self, player: int) -> int:
-        """Actions are absolute (rule 13); player 1's holes are player 0's turned by one hole (two actions)."""
-        return 2 * player
+    def batched(self, n: int, max_plies: int | None, reward_mode: int, options: dict[str, Any]) -> BatchedGames:
+        """``n`` games in arrays for the vector env (the game's rule flags in ``options``), not started yet: the
+        game's compiled batch, or the pure-Python one built on its State."""
+        module = self._part("batch")
+        if module is None:
+            from awale_env.batched import StateBatchedGames  # here: the batched games build on the registry
 
-    def format_move(self, action: int) -> str:
-        return format_move(action)
+            return StateBatchedGames(self, n, max_plies, reward_mode, options)
+        return module.BATCHED(self, n, max_plies, reward_mode, options)
 
-    def parse_move(self, text: str) -> int:
-        return parse_move(text)
-
-    def render_rgb(self, state: Awale16State, last_action: int | None = None) -> np.ndarray:
-        return awale16_render.board_image(state, last_action)
-
-    def render_ansi(self, state: Awale16State, last_action: int | None = None) -> str:
-        return awale16_render.ansi_board(state, last_action)
-
-
-@dataclass(frozen=True)
-class Oware(Game):
-    """Classic Oware, 2 x 6 (docs/rules_oware.md): ``preset`` ``"texts"`` (default) or ``"openspiel"`` and each
-    rule flag of :class:`awale_env.games.oware.Rules`."""
-
-    def _initial(self, max_plies: int | None, seed: int | None = None, **flags: Any) -> oware.State:
-        return oware.State.initial(max_plies=max_plies, seed=seed, **flags)
-
-    def render_rgb(self, state: oware.State, last_action: int | None = None) -> np.ndarray:
-        return oware.render_rgb(state, last_action)
-
-    def render_ansi(self, state: oware.State, last_action: int | None = None) -> str:
-        return oware.board_diagram(state, last_action)
+    def page(self) -> dict[str, Any]:
+        """How the web page draws the game (a JSON-able dict); NotImplementedError for a game without one."""
+        module = self._part("page")
+        if module is None:
+            raise NotImplementedError(f"the game {self.name!r} has no web page (no page module)")
+        return module.PAGE
 
 
-@dataclass(frozen=True)
-class Hawalis(Game):
-    """Hawalis, 4 x 7 with relay sowing (docs/rules_hawalis.md): rule flags ``first_player`` and
-    ``endless_move``. Its pictures mark where the last move ended, which says more than the pit it started from."""
-
-    def _initial(self, max_plies: int | None, seed: int | None = None, **flags: Any) -> hawalis.State:
-        return hawalis.State.initial(max_plies=max_plies, seed=seed, **flags)
-
-    def render_rgb(self, state: hawalis.State, last_action: int | None = None) -> np.ndarray:
-        return hawalis.render_rgb(state)
-
-    def render_ansi(self, state: hawalis.State, last_action: int | None = None) -> str:
-        return hawalis.board_diagram(state)
+@cache
+def actions_of(bits: int) -> tuple[int, ...]:
+    """The actions whose bits are set in ``bits``, increasing."""
+    return tuple(a for a in range(bits.bit_length()) if (bits >> a) & 1)
 
 
-AWALE16 = Awale16(
-    "awale16",
-    "Awale",
-    awale16_core.NUM_ACTIONS,
-    awale16_core.OBS_SIZE,
-    Awale16State,
-    DEFAULT_MAX_PLIES,
-    awale16_core.TOTAL_SEEDS,
-    (),
-    awale16_core.NUM_ACTIONS,  # both colours of every hole
-    awale16_core.TOTAL_SEEDS / awale16_core.SEED_SCALE,
-)
-OWARE = Oware(
-    "oware",
-    "Oware",
-    oware.NUM_ACTIONS,
-    oware.core.OBS_SIZE,
-    oware.State,
-    oware.DEFAULT_MAX_PLIES,
-    oware.core.TOTAL_SEEDS,
-    ("preset", "first_player", "grand_slam", "on_repetition", "on_no_move", "stop_at_majority"),
-    oware.core.NUM_PITS,
-    oware.core.TOTAL_SEEDS / oware.core.SEED_SCALE,
-)
-HAWALIS = Hawalis(
-    "hawalis",
-    "Hawalis",
-    hawalis.NUM_ACTIONS,
-    hawalis.OBS_SIZE,
-    hawalis.State,
-    hawalis.DEFAULT_MAX_PLIES,
-    2 * hawalis.core.SEEDS_PER_SIDE,
-    ("first_player", "endless_move"),
-    hawalis.core.BOARD_SIZE,
-    hawalis.core.SEEDS_PER_SIDE / hawalis.core.SEED_SCALE,  # captured seeds leave the board: a side holds <= 28
-)
+@cache
+def _mask_of(bits: int, num_actions: int) -> np.ndarray:
+    mask = np.zeros(num_actions, dtype=bool)
+    mask[list(actions_of(bits))] = True
+    mask.flags.writeable = False
+    return mask
+
+
+class BoardState:
+    """What every game's State shares: an immutable, hashable position whose status code, legal-action bits, player
+    to move, ply and ply limit the game's kernels computed (slots ``_status``, ``_legal``, ``_to_move``, ``_ply``,
+    ``_max_plies`` with ``NO_LIMIT`` for none, ``_stores`` and ``_last_capture``, set by the game's State).
+
+    A game's State adds its rules: construction (``initial``, ``from_position``, ``from_dict``), ``play``,
+    ``to_action``, ``observation_tensor``, ``to_dict``, :meth:`_key` (what equality compares) and the board's
+    accessors; it overrides what its rules decide otherwise (Hawalis's ``winner``).
+    """
+
+    __slots__ = ()
+
+    #: The game's number of actions and the names of its status codes (class attributes of each game's State).
+    num_actions: ClassVar[int]
+    end_reasons: ClassVar[tuple[str | None, ...]]
+
+    _status: int
+    _legal: int
+    _to_move: int
+    _ply: int
+    _max_plies: int
+    _stores: tuple[int, int]
+    _last_capture: int
+
+    def __init__(self) -> None:
+        raise TypeError("use State.initial() or State.from_position(...) to make a State")
+
+    @property
+    def to_move(self) -> int:
+        """The player whose turn it is, 0 or 1. Still alternates once the game is over."""
+        return self._to_move
+
+    @property
+    def ply(self) -> int:
+        """Moves played so far, by either player."""
+        return self._ply
+
+    @property
+    def max_plies(self) -> int | None:
+        """The ply limit, or None for no limit."""
+        return None if self._max_plies == NO_LIMIT else self._max_plies
+
+    @property
+    def stores(self) -> tuple[int, int]:
+        """Seeds captured by player 0 and player 1."""
+        return self._stores
+
+    @property
+    def is_terminal(self) -> bool:
+        return self._status != 0
+
+    @property
+    def end_reason(self) -> str | None:
+        """Why the game ended (the game's ``end_reasons``); None while it goes on."""
+        return self.end_reasons[self._status]
+
+    @property
+    def winner(self) -> int | None:
+        """0 or 1 once the game is over and someone captured more; None for a draw or a live game."""
+        s0, s1 = self._stores
+        if self._status == 0 or s0 == s1:
+            return None
+        return 0 if s0 > s1 else 1
+
+    @property
+    def last_capture(self) -> int:
+        """Seeds the move that led here captured."""
+        return self._last_capture
+
+    def returns(self) -> tuple[float, float]:
+        """+1 / -1 / 0 for each player once the game is over; (0.0, 0.0) before."""
+        winner = self.winner
+        if winner is None:
+            return (0.0, 0.0)
+        return (1.0, -1.0) if winner == 0 else (-1.0, 1.0)
+
+    def legal_actions(self) -> list[int]:
+        """Legal actions of the player to move, sorted; empty once the game is over."""
+        return list(actions_of(self._legal))
+
+    def legal_mask(self) -> np.ndarray:
+        """Boolean mask of shape (num_actions,), True for legal actions."""
+        return _mask_of(self._legal, self.num_actions).copy()
+
+    def is_legal(self, action: Any) -> bool:
+        return (
+            isinstance(action, Integral)
+            and not isinstance(action, bool)
+            and 0 <= action < self.num_actions
+            and bool((self._legal >> int(action)) & 1)
+        )
+
+    def clone(self) -> BoardState:
+        """States are immutable, so a clone is the State itself (kept for OpenSpiel-style code)."""
+        return self
+
+    def _key(self) -> tuple:
+        """What makes two States equal (the game's State says what)."""
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def _repr_png_(self) -> bytes:
+        """The board as a PNG image (the game's ``render_rgb``), so a notebook shows the position."""
+        from awale_env.drawing import png_bytes  # here: pictures (Pillow) are drawn on demand only
+        from awale_env.games import game_of  # here: the registry imports the games, which import this module
+
+        return png_bytes(game_of(self).render_rgb(self))
+
+
+def __getattr__(name: str) -> Any:
+    """The games' objects and classes that lived here, with a DeprecationWarning: each game's package holds its own."""
+    moved = {
+        "AWALE16": ("awale16", "GAME"),
+        "OWARE": ("oware", "GAME"),
+        "HAWALIS": ("hawalis", "GAME"),
+        "Awale16": ("awale16", "Awale16"),
+        "Oware": ("oware", "Oware"),
+        "Hawalis": ("hawalis", "Hawalis"),
+    }
+    if name not in moved:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    package, attribute = moved[name]
+    warnings.warn(
+        f"awale_env.games.base.{name} is deprecated: use awale_env.games.{package}.{attribute} "
+        f"or get_game({package!r})",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(importlib.import_module(f"awale_env.games.{package}"), attribute)

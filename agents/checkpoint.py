@@ -1,0 +1,118 @@
+"""Checkpoint files, read without trusting them and written so that a kill or a full disk never leaves half a file.
+
+Reading runs no code from the file: arrays load with ``allow_pickle=False``, tensors with ``torch.load(...,
+weights_only=True)``, which refuses a pickle that would build any other Python object (:func:`load_tensors`), and
+a zip's declared sizes are checked before anything is decompressed, so a zip bomb fails at once
+(:func:`check_zip_sizes`; zipfile never unpacks more than a member declares). Every failure is a
+:class:`~awale_env.errors.CheckpointError` naming the file and what is wrong. Writing goes through
+:func:`atomic_write`: the content made in memory, written to a temporary file beside the target, renamed over it
+when complete, removed on any failure.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from awale_env.errors import CheckpointError
+
+#: The most a member of a checkpoint zip may unpack to, and all its members together: far above any checkpoint of
+#: this project (the shipped ones unpack to 3.4 MB; an AlphaZero state with a 150,000-sample replay buffer to 35 MB).
+MAX_MEMBER_BYTES = 1 << 30
+MAX_TOTAL_BYTES = 2 << 30
+#: The start of the message of torch's ``weights_only`` refusal (a pickle of something other than tensors).
+_WEIGHTS_ONLY_REFUSAL = "Weights only load failed"
+
+
+def check_zip_sizes(archive: zipfile.ZipFile, source: str) -> None:
+    """CheckpointError if a member of ``archive`` would unpack to more than :data:`MAX_MEMBER_BYTES`, or all of them
+    to more than :data:`MAX_TOTAL_BYTES` (read from the zip's directory: nothing is decompressed)."""
+    total = 0
+    for info in archive.infolist():
+        if info.file_size > MAX_MEMBER_BYTES:
+            raise CheckpointError(
+                f"{source}: member {info.filename!r} would unpack to {info.file_size:,} bytes, more than the "
+                f"{MAX_MEMBER_BYTES:,} a checkpoint member may hold (a zip bomb?)"
+            )
+        total += info.file_size
+    if total > MAX_TOTAL_BYTES:
+        raise CheckpointError(
+            f"{source}: its members would unpack to {total:,} bytes, more than the {MAX_TOTAL_BYTES:,} a checkpoint "
+            "may hold (a zip bomb?)"
+        )
+
+
+def open_zip(file: str | Path | IO[bytes], source: str) -> zipfile.ZipFile:
+    """The zip ``file``, its sizes checked (:func:`check_zip_sizes`); CheckpointError if it is not a readable zip."""
+    try:
+        archive = zipfile.ZipFile(file)
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError) as error:
+        raise CheckpointError(f"{source} is not a readable zip file (truncated or corrupted?): {error}") from None
+    try:
+        check_zip_sizes(archive, source)
+    except CheckpointError:
+        archive.close()
+        raise
+    return archive
+
+
+def load_tensors(file: str | Path | bytes, source: str) -> Any:
+    """What ``torch.save`` wrote to ``file`` (a path or the bytes of a zip member), loaded on the CPU with
+    ``weights_only=True``: tensors, numbers, strings and containers of them. CheckpointError for anything else (a
+    pickle of other Python objects is refused before it can run) and for a truncated or foreign file."""
+    import torch  # only the trainers and the AlphaZero agent read tensors
+
+    data = io.BytesIO(file) if isinstance(file, bytes) else file
+    if zipfile.is_zipfile(data):  # torch's format is a zip: check what it declares before torch unpacks it
+        open_zip(data, source).close()
+    if isinstance(data, io.BytesIO):
+        data.seek(0)
+    try:
+        return torch.load(data, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as error:
+        if str(error).startswith(_WEIGHTS_ONLY_REFUSAL):
+            raise CheckpointError(
+                f"{source} holds serialized Python objects other than tensors, which a checkpoint never does "
+                "(loading them could run code): refused"
+            ) from None
+        raise CheckpointError(f"{source} is not a readable torch file (truncated or corrupted?): {error}") from None
+    except Exception as error:  # torch raises RuntimeError, EOFError, ... depending on the damage
+        raise CheckpointError(f"{source} is not a readable torch file (truncated or corrupted?): {error}") from None
+
+
+def load_arrays(data: bytes, source: str) -> dict[str, np.ndarray]:
+    """The arrays of an ``.npz`` file's bytes (``allow_pickle=False``: an object array is refused);
+    CheckpointError for a file that is not one."""
+    open_zip(io.BytesIO(data), source).close()
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+            return {name: npz[name] for name in npz.files}
+    except Exception as error:  # numpy raises ValueError, KeyError, BadZipFile, ... depending on the damage
+        raise CheckpointError(f"{source} is not a readable array file: {error}") from None
+
+
+def atomic_write(path: str | Path, write: Callable[[IO[bytes]], object]) -> None:
+    """Call ``write(file)`` to produce the new content of ``path`` (in memory, so that a writer such as
+    ``torch.save`` never sees a failing file), write it to a temporary file beside ``path``, sync it and rename it
+    over ``path``: ``path`` is the old file or the new one, never half of one. On any failure (a full disk, Ctrl-C)
+    the temporary file is removed and the error raised."""
+    path = Path(path)
+    content = io.BytesIO()
+    write(content)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "wb") as file:
+            file.write(content.getbuffer())
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

@@ -1,0 +1,195 @@
+"""The evaluations alpha-beta scores its leaves by (``alphabeta:eval=NAME``), for any game, from the features its
+search kernels give (:data:`agents.kernels.FEATURES`: the store difference, the seeds on each side, each side's
+vulnerable holes, legal moves and starving), so that nothing here knows a game.
+
+* ``score``: the store difference in seeds (what decides the game), cheap and coarse: many moves tie and cut off.
+* ``reference``: hand-set weights of the features in the manner of a strong public bot of the two-colour game
+  (score difference, seeds on each side, per-hole vulnerability, mobility, a starving penalty): the sparring
+  partner our own evaluation is measured against.
+* ``tuned`` (alpha-beta's default): weights fitted by logistic regression on the outcomes of self-play games
+  (:func:`fit`; refit and print them with ``python -m agents.evaluation --game NAME``), one set per game in
+  :data:`TUNED_WEIGHTS`; a game without fitted weights is evaluated by the store difference.
+
+A weighted evaluation is ``round(weights . features)`` in units of a tenth of a captured seed (the store difference
+weighs :data:`UNITS_PER_SEED`). In compiled code an evaluation is a named tuple whose class picks the implementation
+while numba compiles (like the games' env classes in :mod:`agents.kernels`), so the store difference costs nothing
+for the others' existence.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections import namedtuple
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba import njit
+from numba.extending import overload
+
+from agents import kernels as kn
+from awale_env.games import DEFAULT_GAME
+
+EVALUATIONS = ("score", "reference", "tuned")
+UNITS_PER_SEED = 10
+
+#: The sparring partner's weights, by feature (:data:`agents.kernels.FEATURES`), in tenths of a seed.
+REFERENCE_WEIGHTS = {
+    "store_difference": 10.0,
+    "own_seeds": 1.0,
+    "opponent_seeds": -1.0,
+    "own_vulnerable": -3.0,
+    "opponent_vulnerable": 3.0,
+    "own_mobility": 1.0,
+    "opponent_mobility": -1.0,
+    "own_starving": -20.0,
+    "opponent_starving": 20.0,
+}
+
+#: Fitted weights per game name, in the order of :data:`agents.kernels.FEATURES`: the data file ``tuned_weights.json``
+#: beside this module, one entry per game that has them (``python -m agents.evaluation`` prints an entry).
+TUNED_WEIGHTS: dict[str, tuple[float, ...]] = {
+    game: tuple(weights)
+    for game, weights in json.loads((Path(__file__).parent / "tuned_weights.json").read_text()).items()
+}
+
+StoreDifference = namedtuple("StoreDifference", ())
+WeightedFeatures = namedtuple("WeightedFeatures", ("weights", "features"))
+
+
+def make_evaluation(name: str, game: str) -> tuple:
+    """The compiled search's evaluation ``name`` (one of :data:`EVALUATIONS`) for the game named ``game``;
+    ValueError for an unknown name."""
+    if name not in EVALUATIONS:
+        raise ValueError(f"eval must be one of {', '.join(EVALUATIONS)}, got {name!r}")
+    if name == "score" or (name == "tuned" and game not in TUNED_WEIGHTS):
+        return StoreDifference()
+    if name == "reference":
+        weights = np.array([REFERENCE_WEIGHTS[f] for f in kn.FEATURES], dtype=np.float64)
+    else:
+        weights = np.array(TUNED_WEIGHTS[game], dtype=np.float64)
+    return WeightedFeatures(weights, np.zeros(kn.NUM_FEATURES, dtype=np.float64))
+
+
+@njit(cache=True)
+def store_difference(evaluation, env, board, stores, player):
+    return int(stores[player]) - int(stores[1 - player])
+
+
+@njit(cache=True)
+def weighted_features(evaluation, env, board, stores, player):
+    kn.features(env, board, stores, player, evaluation.features)
+    total = 0.0
+    for i in range(evaluation.weights.shape[0]):
+        total += evaluation.weights[i] * evaluation.features[i]
+    return int(math.floor(total + 0.5))
+
+
+_IMPLEMENTATIONS: dict[type, Callable] = {StoreDifference: store_difference, WeightedFeatures: weighted_features}
+
+
+def evaluate(evaluation: tuple, env: Any, board: np.ndarray, stores: np.ndarray, player: int) -> int:
+    """Value of a live position for ``player`` under ``evaluation`` (:func:`make_evaluation`), an integer."""
+    return _IMPLEMENTATIONS[type(evaluation)](evaluation, env, board, stores, player)
+
+
+@overload(evaluate)
+def _evaluate_typer(evaluation, env, board, stores, player):
+    implementation = _IMPLEMENTATIONS[evaluation.instance_class]
+    return getattr(implementation, "py_func", implementation)
+
+
+def features_of(state: Any) -> np.ndarray:
+    """The features of a State for its player to move (tests, notebooks)."""
+    root = kn.root_of(state)
+    path = np.zeros(64, dtype=np.int64)
+    features = np.zeros(kn.NUM_FEATURES)
+    kn.features(root.env(kn.new_scratch(), path, path), root.board, root.stores, root.player, features)
+    return features
+
+
+# --- fitting the tuned weights ----------------------------------------------------------------------------------------
+
+
+def self_play_positions(game: str, games: int, depth: int, seed: int, opening_plies: int = 8,
+                        noise: float = 0.1) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Features of every position of ``games`` self-play games of ``alphabeta:depth=DEPTH`` (the store difference
+    evaluation) from random openings of up to ``opening_plies`` plies, a ``noise`` share of moves played at random,
+    and the outcome for the player to move there (1 win, 0.5 draw, 0 loss)."""
+    from agents.alphabeta import AlphaBetaAgent  # which imports this module
+    from awale_env.games import get_game
+
+    rules = get_game(game)
+    rng = np.random.default_rng(seed)
+    agent = AlphaBetaAgent(depth=depth, seed=seed, table_bits=16, eval="score")
+    rows, outcomes = [], []
+    for _ in range(games):
+        agent.reset()
+        state = rules.initial()
+        seen: list[tuple[np.ndarray, int]] = []
+        for _ in range(int(rng.integers(0, opening_plies + 1))):
+            if state.is_terminal:
+                break
+            legal = state.legal_actions()
+            state = state.play(legal[int(rng.integers(len(legal)))])
+        while not state.is_terminal:
+            seen.append((features_of(state), state.to_move))
+            legal = state.legal_actions()
+            move = legal[int(rng.integers(len(legal)))] if rng.random() < noise else agent.act(state)
+            state = state.play(move)
+        winner = state.winner
+        for features, player in seen:
+            rows.append(features)
+            outcomes.append(0.5 if winner is None else float(winner == player))
+    return np.array(rows), np.array(outcomes)
+
+
+def logistic_fit(features: np.ndarray, outcomes: np.ndarray, l2: float = 1e-3, steps: int = 50) -> np.ndarray:
+    """Weights ``w`` (no intercept: an evaluation's constant changes no choice) maximising the likelihood of the
+    outcomes under ``P(win) = sigmoid(w . features)``, by Newton's method with a small ``l2`` penalty."""
+    scale = np.maximum(features.std(axis=0), 1e-9)
+    x = features / scale
+    w = np.zeros(x.shape[1])
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-(x @ w)))
+        gradient = x.T @ (p - outcomes) / len(x) + l2 * w
+        hessian = (x * (p * (1 - p))[:, None]).T @ x / len(x) + l2 * np.eye(x.shape[1])
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return w / scale
+
+
+def fit(features: np.ndarray, outcomes: np.ndarray) -> tuple[float, ...]:
+    """Tuned weights: :func:`logistic_fit` on positions (features, e.g. of :func:`self_play_positions`) and their
+    outcomes, scaled so that the store difference weighs :data:`UNITS_PER_SEED` (features a game does not give weigh
+    0)."""
+    given = features.std(axis=0) > 0
+    w = np.zeros(kn.NUM_FEATURES)
+    w[given] = logistic_fit(features[:, given], outcomes)
+    if w[0] <= 0:
+        raise ValueError(f"the fit on {len(features)} positions gives the store difference no positive weight")
+    return tuple(round(float(v), 3) for v in w * UNITS_PER_SEED / w[0])
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Fit the tuned evaluation of a game on self-play outcomes.")
+    parser.add_argument("--game", default=DEFAULT_GAME)
+    parser.add_argument("--games", type=int, default=1000, help="self-play games (default 1000)")
+    parser.add_argument("--depth", type=int, default=4, help="their alpha-beta depth (default 4)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    features, outcomes = self_play_positions(args.game, args.games, args.depth, args.seed)
+    weights = fit(features, outcomes)
+    for name, weight in zip(kn.FEATURES, weights):
+        print(f"{name}: {weight}")
+    print(f"{len(features)} positions")
+    print(json.dumps({args.game: weights}))  # an entry of tuned_weights.json
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,25 @@
+"""The applications on top of the toolkit: the ``awale`` command (:mod:`awale_apps.cli`) and the web page of
+``awale serve`` (:mod:`awale_apps.web`). They use ``awale_env``, ``agents`` and ``training``; nothing imports them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from awale_env.gym_env import imported_from
+
+#: The packages of this distribution under generic names, which a user's folder of the same name could hide.
+GENERIC_PACKAGES = ("agents", "training")
+
+
+def check_packages() -> None:
+    """ImportError naming the folder and the way out when Python would import ``agents`` or ``training`` from
+    somewhere else than beside this package: a folder of that name in the working directory (``python -m``,
+    ``python -c``, a notebook) or beside the user's script comes first on ``sys.path``."""
+    home = Path(__file__).resolve().parent.parent
+    for name in GENERIC_PACKAGES:
+        place = imported_from(name)
+        if place is not None and place.resolve() != home / name:
+            raise ImportError(
+                f"Python imports {name!r} from {place}, which hides the installed package {name!r} "
+                f"({home / name}); rename it, or run from another directory"
+            )

@@ -1,0 +1,222 @@
+"""The protocol between the compiled searches (alpha-beta, MCTS, AlphaZero's batched search, in :mod:`agents`) and a
+game: :class:`SearchKernels`, which each game's ``search`` module fills with its own jitted implementations, and
+the implementations most games share.
+
+A position in the searches is the same few arrays for every game: ``board`` (``int8``, the game core's layout),
+``stores`` (``int16[2]``: seeds captured, grown by each move's captures), the player to move, the ply and the ply
+limit (``NO_LIMIT`` = 0 for none). The game travels as an ``env``, a named tuple whose class names the game and whose
+fields hold its extra state, nothing more (each array in it costs reference counting at every call).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+NO_LIMIT = 0
+ONGOING = 0  # every core's status code of a live game
+DRAW = -1  # what ``winner`` returns when nobody wins
+#: Work space every search allocates once (:func:`new_scratch`); a game whose kernels simulate moves in it (Hawalis)
+#: uses its first entries.
+SCRATCH_SIZE = 64
+#: What a game's ``features`` kernel writes, from the point of view of the player to move, for alpha-beta's weighted
+#: evaluations: the store difference, the seeds on each side, each side's vulnerable holes (one seed short of a
+#: capture, or more), each side's legal moves, and whether each side is starving (at most ``STARVING_SEEDS`` seeds).
+FEATURES = (
+    "store_difference",
+    "own_seeds",
+    "opponent_seeds",
+    "own_vulnerable",
+    "opponent_vulnerable",
+    "own_mobility",
+    "opponent_mobility",
+    "own_starving",
+    "opponent_starving",
+)
+NUM_FEATURES = len(FEATURES)
+STARVING_SEEDS = 2
+
+
+@njit(cache=True, error_model="numpy")
+def store_features(env, board, stores, player, out):
+    """``features`` of a game that knows no more of its board: the store difference, every other feature 0."""
+    out[:] = 0
+    out[0] = int(stores[player]) - int(stores[1 - player])
+
+
+# --- the implementations most games share ---------------------------------------------------------------------------
+
+
+def no_key_set(capacity: int) -> np.ndarray:
+    """The placeholder repetition set of a game without a repetition rule."""
+    return np.zeros(1, dtype=np.int64)
+
+
+@njit(cache=True, error_model="numpy")
+def higher_store(env, board, stores, code, to_move):
+    """``winner``: the higher store, ``DRAW`` for equal stores."""
+    if stores[0] > stores[1]:
+        return 0
+    if stores[1] > stores[0]:
+        return 1
+    return DRAW
+
+
+@njit(cache=True, error_model="numpy")
+def never_repeated(env, board, to_move, height):
+    """``repeated`` of a game without a repetition rule."""
+    return False
+
+
+@njit(cache=True, error_model="numpy")
+def no_line(env, height, board, to_move, captured):
+    """``track_line`` of a game without a repetition rule."""
+    return None
+
+
+@njit(cache=True, error_model="numpy")
+def no_record(env, keys, board, to_move, gained, restart):
+    """``record`` of a game without a repetition rule."""
+    return keys, False
+
+
+@njit(cache=True, error_model="numpy")
+def same_env(env, keys):
+    """``rooted`` of a game whose env does not depend on the root."""
+    return env
+
+
+@dataclass(frozen=True)
+class SearchKernels:
+    """A game as the searches see it.
+
+    Sizes they allocate by: actions, board slots, most legal moves at once, most seeds in one slot and in one store
+    (for Zobrist keys). ``env_type`` is the named tuple class that names the game in compiled code (the searches
+    are compiled once per env class); ``make_env(flags, root_keys, scratch, path_keys, since)`` builds one (the rule
+    flags, the root's sorted repetition keys, :func:`new_scratch`, and per search height the searched line's keys
+    and the height of its last capture: what the game needs of them). ``root(state)`` is a State as the searches
+    take it, ``new_key_set(capacity)`` the repetition set a simulation keeps (a placeholder for a game without
+    one), ``random_playouts(state, count, rng)`` the total plies of ``count`` compiled random games from a State
+    (benchmarks).
+
+    The other fields are jitted implementations with the signatures of the kernels of :mod:`agents.kernels`
+    (``legal``, ``moves``, ``move``, ``status``, ``winner``, ``playout``, ``repeated``, ``track_line``, ``record``,
+    ``observe``, ``rooted``, ``features``), which document them; a game without ``features`` gives the store
+    difference only (:func:`store_features`).
+    """
+
+    env_type: type
+    num_actions: int
+    board_size: int
+    max_moves: int
+    max_count: int
+    max_store: int
+    root: Callable[[Any], Root]
+    make_env: Callable[..., Any]
+    random_playouts: Callable[[Any, int, np.ndarray], int]
+    legal: Callable
+    moves: Callable
+    move: Callable
+    status: Callable
+    playout: Callable
+    observe: Callable
+    # What a game without a repetition rule, whose winner holds the higher store, leaves as it is:
+    new_key_set: Callable[[int], np.ndarray] = no_key_set
+    winner: Callable = higher_store
+    repeated: Callable = never_repeated
+    track_line: Callable = no_line
+    record: Callable = no_record
+    rooted: Callable = same_env
+    features: Callable = store_features
+
+
+@dataclass(frozen=True)
+class Root:
+    """A State as the compiled searches take it (fresh arrays, the State is not touched)."""
+
+    kernels: SearchKernels
+    board: np.ndarray
+    stores: np.ndarray
+    player: int
+    ply: int
+    max_plies: int
+    flags: int
+    keys: np.ndarray  # the repetition set's keys, sorted (Oware); empty for the other games
+
+    @classmethod
+    def of(cls, kernels: SearchKernels, state: Any, board: np.ndarray, flags: int = 0, keys: np.ndarray | None = None
+           ) -> Root:  # fmt: skip
+        """The root of ``state`` whose board in the core's layout is ``board`` (copied)."""
+        max_plies = NO_LIMIT if state.max_plies is None else int(state.max_plies)
+        keys = np.zeros(0, dtype=np.int64) if keys is None else keys
+        stores = np.array(state.stores, dtype=np.int16)
+        board = np.array(board, dtype=np.int8)
+        return cls(kernels, board, stores, state.to_move, state.ply, max_plies, flags, keys)
+
+    def env(self, scratch: np.ndarray, path_keys: np.ndarray, since: np.ndarray) -> Any:
+        """The game's env for a search from here: ``scratch`` from :func:`new_scratch`; ``path_keys`` and ``since``
+        (int64, one per search height) hold the searched line for the repetition rule (any array elsewhere)."""
+        return self.kernels.make_env(self.flags, self.keys, scratch, path_keys, since)
+
+
+def new_scratch() -> np.ndarray:
+    """Work space of the kernels, for any game."""
+    return np.zeros(SCRATCH_SIZE, dtype=np.int8)
+
+
+@njit(cache=True, error_model="numpy")
+def moves_of_bits(bits, out):
+    """Write the actions of the legal bits ``bits`` into ``out`` in increasing order; return how many (``moves`` of
+    a game whose core gives legal bits)."""
+    n = 0
+    a = 0
+    while a < 64 and bits >> a:  # a 64-action game's last action is the sign bit: its mask never shifts to 0
+        out[n] = a
+        n += (bits >> a) & 1
+        a += 1
+    return n
+
+
+@njit(cache=True, error_model="numpy")
+def bit_count(bits):
+    """The number of set bits of a legal-move mask (up to 64 bits, the sign bit included): a branch-free count of
+    each 32-bit half."""
+    n = 0
+    for half in (bits & 0xFFFFFFFF, (bits >> 32) & 0xFFFFFFFF):
+        x = half - ((half >> 1) & 0x55555555)
+        x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
+        x = (x + (x >> 4)) & 0x0F0F0F0F
+        n += ((x * 0x01010101) & 0xFFFFFFFF) >> 24
+    return n
+
+
+@njit(cache=True, error_model="numpy")
+def hole_features(board, stores, player, holes, colours, alternate, capture_low, capture_high, own_moves,
+                  opponent_moves, out):  # fmt: skip
+    """``features`` of a game of ``holes`` holes of ``colours`` consecutive board slots each, owned alternately (hole
+    ``h`` by player ``h % 2``) if ``alternate``, else the first half by player 0, where a sowing that leaves
+    ``capture_low`` to ``capture_high`` seeds in a hole captures them: the game passes both players' legal-move
+    counts."""
+    side0 = side1 = vulnerable0 = vulnerable1 = 0
+    half = holes // 2
+    for h in range(holes):
+        total = 0
+        for c in range(colours):
+            total += int(board[colours * h + c])
+        vulnerable = capture_low <= total + 1 <= capture_high
+        if (h % 2 if alternate else h // half) == 0:
+            side0 += total
+            vulnerable0 += vulnerable
+        else:
+            side1 += total
+            vulnerable1 += vulnerable
+    own, other = (side0, side1) if player == 0 else (side1, side0)
+    out[0] = int(stores[player]) - int(stores[1 - player])
+    out[1], out[2] = own, other
+    out[3], out[4] = (vulnerable0, vulnerable1) if player == 0 else (vulnerable1, vulnerable0)
+    out[5], out[6] = own_moves, opponent_moves
+    out[7], out[8] = own <= STARVING_SEEDS, other <= STARVING_SEEDS

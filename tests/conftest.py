@@ -1,0 +1,62 @@
+"""Fixtures shared by the tests: the games of the registry, and the toy game of tests/toy_game/.
+
+A test taking ``registry_game`` runs once per registered game (the :class:`awale_env.games.base.Game`, test id its
+name), so a new game is tested by every such test without editing any; one taking ``game_config`` runs once per game
+and per rule variant of :data:`RULE_VARIANTS` (a ``(game, rule flags)`` pair). ``toy_game`` registers the toy game
+for one test and puts the registry back after it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from awale_env.games import GAMES, Game
+from awale_env.registration import gymnasium_id, pettingzoo_id, register_environments
+
+#: Rule flags worth testing beside a game's defaults (each game is tested with its defaults as well).
+RULE_VARIANTS: dict[str, tuple[dict[str, Any], ...]] = {
+    "awale16_2025": ({"end_at_both_40": True},),
+    "oware": ({"preset": "openspiel"},),
+    "hawalis": ({"endless_move": "illegal"},),
+}
+
+
+def game_configs() -> list[tuple[Game, dict[str, Any]]]:
+    """Every registered game with its default rules, then with each of its :data:`RULE_VARIANTS`."""
+    return [(game, options) for name, game in GAMES.items() for options in ({}, *RULE_VARIANTS.get(name, ()))]
+
+
+def config_id(config: tuple[Game, dict[str, Any]]) -> str:
+    game, options = config
+    return "-".join([game.name, *(f"{key}={value}" for key, value in options.items())])
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "registry_game" in metafunc.fixturenames:
+        metafunc.parametrize("registry_game", list(GAMES.values()), ids=list(GAMES))
+    if "game_config" in metafunc.fixturenames:
+        configs = game_configs()
+        metafunc.parametrize("game_config", configs, ids=[config_id(config) for config in configs])
+
+
+@pytest.fixture
+def toy_game() -> Iterator[Game]:
+    """The toy game, registered as any game registers itself (its package's ``__init__`` calls ``register``), with
+    its Gymnasium and PettingZoo ids; afterwards the registry and the ids are as before."""
+    import gymnasium
+    from pettingzoo.env_registry.registration import aec_registry
+
+    saved = dict(GAMES)
+    import toy_game  # registers the game on its first import
+
+    game = toy_game.GAME
+    GAMES.setdefault(game.name, game)  # put back after an earlier test
+    register_environments()
+    yield game
+    GAMES.clear()
+    GAMES.update(saved)
+    gymnasium.registry.pop(gymnasium_id(game.title), None)
+    aec_registry.pop(pettingzoo_id(game.title), None)

@@ -1,0 +1,71 @@
+"""AlphaZero self-play and the arena on Ray actors (``--backend ray``): the same results as the local backends, and
+a lost actor replaced with its work done again."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ray.rllib")
+
+import ray
+import torch
+
+from agents.alphazero.network import build_network
+from training import arena
+from training.alphazero import AlphaZeroConfig, SelfPlayPool
+from training.ray_backend import Actors, ArenaActor, RaySelfPlayPool, run_jobs
+
+#: Games that end at the ply limit within one generation, so that every generation yields samples.
+TINY = dict(
+    games_per_worker=4,
+    moves_per_generation=12,
+    max_plies=12,
+    simulations=8,
+    channels=8,
+    blocks=1,
+    value_hidden=8,
+    reference_every=0,
+)
+
+
+def test_self_play_actor_plays_as_the_local_worker_and_survives_its_loss(local_ray, tmp_path):
+    torch.manual_seed(0)
+    config = AlphaZeroConfig(run_dir=str(tmp_path), workers=1, backend="ray", **TINY)
+    net = build_network(config.network_config()).eval()
+    pool = RaySelfPlayPool(config, start_generation=0)
+    try:
+        pool.start(net)
+        samples, stats = pool.collect()
+        local = SelfPlayPool(AlphaZeroConfig(run_dir=str(tmp_path), workers=0, **TINY), start_generation=0)
+        local.start(net)
+        expected, expected_stats = local.collect()
+        local.close()
+        assert stats["games"] == expected_stats["games"] == 4
+        for field in ("obs", "policy", "value"):
+            assert np.array_equal(getattr(samples, field), getattr(expected, field))
+
+        ray.kill(pool.actors.handles[0])
+        pool.start(net)
+        samples, stats = pool.collect()
+        assert pool.replaced == 1
+        assert stats["games"] == 4 and len(samples) == 4 * 12
+    finally:
+        pool.close()
+
+
+def test_arena_match_on_ray_is_the_local_match(local_ray):
+    specs = ["random", "greedy"]
+    local = arena.round_robin(specs, games_per_pair=4, seed=1, progress=False)
+    on_ray = arena.round_robin(specs, games_per_pair=4, seed=1, workers=2, backend="ray", progress=False)
+    assert on_ray.games == local.games
+
+
+def test_arena_game_of_a_lost_actor_is_played_again(local_ray):
+    tasks = arena.make_tasks(["random", "greedy"], 4, seed=2, opening_plies=2, max_plies=None)
+    actors = Actors(lambda _: ArenaActor.remote(), 2)
+    ray.kill(actors.handles[0])
+    results = run_jobs(actors, lambda handle, task: handle.play.remote(task), tasks, pinned=False)
+    actors.kill()
+    assert actors.replaced == 1
+    assert results == [arena.run_task(task) for task in tasks]

@@ -1,0 +1,50 @@
+"""The RLlib trainer on a local Ray: one PPO iteration, its checkpoint, a resume, and the checkpoint's policy playing
+legal games as an agent of the registry."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+
+import pytest
+
+pytest.importorskip("ray.rllib")
+
+import agents
+from awale_env.games import DEFAULT_GAME, get_game
+from training.arena import play_game
+from training.rllib_ppo import CHECKPOINT, RLlibPPOConfig, train
+
+TINY = dict(
+    iterations=1,
+    env_runners=0,
+    envs_per_runner=2,
+    train_batch_size=400,
+    minibatch_size=100,
+    num_epochs=1,
+    hidden=(32,),
+    eval_every=1,
+    eval_games=2,
+    progress=False,
+)
+
+
+def test_one_iteration_saves_resumes_and_plays_legal_games(local_ray, tmp_path):
+    config = RLlibPPOConfig(run_dir=str(tmp_path / "run"), **TINY)
+    checkpoint = train(config)
+    with open(tmp_path / "run" / "metrics.csv") as file:
+        (row,) = list(csv.DictReader(file))
+    assert int(row["env_steps"]) >= 400
+    assert 0 <= float(row["vs_random"]) <= 1 and 0 <= float(row["vs_greedy"]) <= 1
+
+    agent = agents.make(f"rllib:path={checkpoint}", deterministic=False, seed=0)
+    assert agent.games == (DEFAULT_GAME,)
+    for opponent in ("random", "greedy"):
+        final = play_game((agent, agents.make(opponent, seed=1)), get_game(DEFAULT_GAME).initial())
+        assert final.is_terminal  # play_game raises on an illegal move
+
+    train(dataclasses.replace(config, resume=True, iterations=2))
+    assert json.loads((tmp_path / "run" / CHECKPOINT).read_text())["iteration"] == 2
+    with open(tmp_path / "run" / "metrics.csv") as file:
+        assert [int(row["iteration"]) for row in csv.DictReader(file)] == [1, 2]

@@ -1,0 +1,353 @@
+"""``awale bot`` and ``awale referee`` as the course's referee sees them: processes talking over pipes, one line per
+move (docs/editions.md). The bots play the 2025 edition with fast agents; the broken players are small scripts.
+Every ``awale bot`` process costs a second of start-up, so the tests start few and several at once."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import random
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agents import make
+from awale_apps.bot import ProtocolError, parse_seat, play_protocol
+from awale_apps.cli import app
+from awale_apps.referee import Fault, check_answer
+from awale_env.games import get_game
+
+GAME = get_game("awale16_2025")
+BOT = [sys.executable, "-m", "awale_apps", "bot", "--game", GAME.name]
+REFEREE = [sys.executable, "-m", "awale_apps", "referee"]
+#: Seconds any one process of these tests may take (start-up included).
+TIMEOUT = 120
+#: The referee's options in these tests: a generous start-up, since processes start together on a loaded machine.
+SETTINGS = ["--game", GAME.name, "--games", "2", "--time", "2", "--startup", "60"]
+
+#: A player that breaks the protocol as its first argument says; its seat is its last argument. ``1R`` (JoueurA)
+#: and ``2R`` (JoueurB) are legal first moves of the 2025 edition, each the other seat's illegal one.
+BROKEN_PLAYER = """\
+import os, sys, time
+mode, seat = sys.argv[1], sys.argv[-1]
+own, theirs = ("1R", "2R") if seat in ("JoueurA", "1") else ("2R", "1R")
+for n, line in enumerate(sys.stdin):
+    if line.strip() == "END":
+        break
+    if mode == "illegal":
+        print(theirs, flush=True)
+    elif mode == "crash":
+        print("something went wrong", file=sys.stderr, flush=True)
+        sys.exit(3)
+    elif mode == "slow":
+        if n:
+            with open(sys.argv[2], "a") as pids:
+                pids.write(f"{os.getpid()}\\n")
+            time.sleep(60)
+        print(own, flush=True)
+    elif mode == "chatty":
+        print(own, own, sep="\\n", flush=True)
+    elif mode == "liar":
+        print(f"RESULT {own} 5 0", flush=True)
+"""
+
+
+def command(words: list[str]) -> str:
+    """``words`` as one command line for the referee."""
+    return shlex.join(words)
+
+
+def start_bot(*args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [*BOT, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1
+    )
+
+
+def exchange(bot: subprocess.Popen, line: str) -> str:
+    """Send one line to the bot and return its answer."""
+    bot.stdin.write(line + "\n")
+    bot.stdin.flush()
+    return bot.stdout.readline().strip()
+
+
+# --- awale bot ---------------------------------------------------------------------------------------------------
+
+
+def test_bot_plays_whole_games_over_pipes_from_either_seat_and_exits_at_end():
+    """The test plays random moves against two bots (one per seat, started together), checks every answer against
+    the rules and sends END."""
+    bots = {seat: start_bot("--agent", "greedy", "--seed", "1", seat) for seat in ("JoueurA", "2")}
+    for seat, bot in bots.items():
+        rng = random.Random(seat)
+        state = GAME.initial(max_plies=None)
+        message = "START" if seat == "JoueurA" else None
+        while not state.is_terminal:
+            if message is None:
+                message = GAME.format_move(rng.choice(state.legal_actions()))
+                state = state.play(message)
+                continue
+            answer = exchange(bot, message)
+            state = state.play(state.to_action(GAME.parse_move(answer)))
+            message = None
+        out, err = bot.communicate("END\n", timeout=TIMEOUT)
+        assert bot.returncode == 0, err
+        assert out == ""  # every answer was read, one line per move
+        assert state.end_reason in ("score", "few_seeds", "move_limit")
+        assert f"END after {state.ply} plies" in err
+
+
+def test_bot_answers_result_when_its_move_ends_the_game():
+    """A one-ply game ends with the bot's first move: RESULT <move> <score1> <score2>, then END."""
+    bot = start_bot("--agent", "random", "--max-plies", "1", "--result-lines", "JoueurA")
+    words = exchange(bot, "START").split()
+    assert words[0] == "RESULT" and words[2:] == ["0", "0"]
+    assert GAME.initial().is_legal(GAME.parse_move(words[1]))
+    out, err = bot.communicate("END\n", timeout=TIMEOUT)
+    assert (bot.returncode, out) == (0, ""), err
+
+
+#: Input the bot process must refuse: (seat argument, lines, what its error line says).
+REFUSED = {
+    "malformed": ("JoueurB", "3X\n", "malformed move '3X'"),
+    "illegal": ("JoueurB", "2R\n", "illegal move 2R for player 0: hole 2 belongs to player 1"),
+    "START to the second seat": ("2", "START\n", "received START as JoueurB"),
+}
+#: Input after which the bot process exits cleanly.
+ENDED = {"END": "END\n", "end of input": ""}
+
+
+@pytest.fixture(scope="module")
+def protocol_runs() -> dict[str, tuple[int, str, str]]:
+    """Each case of :data:`REFUSED` and :data:`ENDED` fed to a bot, all bots at once: (exit code, stdout, stderr)."""
+    cases = {name: (seat, lines) for name, (seat, lines, _) in REFUSED.items()}
+    cases |= {name: ("JoueurA", lines) for name, lines in ENDED.items()}
+    bots = {name: (start_bot("--agent", "random", seat), lines) for name, (seat, lines) in cases.items()}
+    runs = {}
+    for name, (bot, lines) in bots.items():
+        out, err = bot.communicate(lines, timeout=TIMEOUT)
+        runs[name] = (bot.returncode, out, err)
+    return runs
+
+
+@pytest.mark.parametrize("case", REFUSED)
+def test_bot_refuses_a_bad_line_with_one_error_line_and_no_guess(protocol_runs, case):
+    code, out, err = protocol_runs[case]
+    assert (code, out) == (2, ""), err
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and REFUSED[case][2] in errors[0], err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("case", ENDED)
+def test_bot_exits_cleanly_at_end_or_end_of_input(protocol_runs, case):
+    code, out, err = protocol_runs[case]
+    assert (code, out) == (0, ""), err
+
+
+def play_lines(lines: str, seat: int | None, max_plies: int | None = None, result_lines: bool = False) -> str:
+    """What :func:`play_protocol` answers to ``lines`` with a random agent (in this process)."""
+    moves = io.StringIO()
+    state = GAME.initial(max_plies=max_plies)
+    play_protocol(make("random", seed=1), GAME, state, seat, io.StringIO(lines), moves, lambda _: None, result_lines)
+    return moves.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("seat", "lines", "message"),
+    [
+        (0, "START\nSTART\n", "START after the game began (ply 1)"),
+        (0, "1R\n", "expected START: JoueurA moves first, got '1R'"),
+        (None, "\n", "malformed move ''"),
+        (1, "1R\n2R\n", "illegal move 2R for player 0: hole 2 belongs to player 1"),
+    ],
+)
+def test_protocol_errors(seat, lines, message):
+    with pytest.raises(ProtocolError, match=re.escape(message)):
+        play_lines(lines, seat)
+
+
+def test_protocol_seat_comes_from_the_first_line_without_an_argument_and_moves_after_the_end_are_refused():
+    assert len(play_lines("START\n", None).splitlines()) == 1
+    assert len(play_lines("1R\n", None).splitlines()) == 1
+    with pytest.raises(ProtocolError, match=r"the game is over \(ply_limit, ply 2\): expected END, got '3R'"):
+        play_lines("1R\n3R\n", 1, max_plies=2)
+    assert play_lines("START\n", 0, max_plies=1, result_lines=True).startswith("RESULT ")
+
+
+def test_joueura_is_whoever_moves_first_when_the_rules_let_the_other_player_start():
+    """Oware with ``first_player=1``: JoueurA plays the rules' player 1; its RESULT line gives JoueurA's score first."""
+    oware = get_game("oware")
+    moves = io.StringIO()
+    state = oware.initial(first_player=1, max_plies=1)
+    play_protocol(make("greedy"), oware, state, 0, io.StringIO("START\n"), moves, lambda _: None, result_lines=True)
+    _, move, score_a, score_b = moves.getvalue().split()
+    after = state.play(oware.parse_move(move))
+    assert (int(score_a), int(score_b)) == (after.stores[1], after.stores[0])
+
+
+def test_seat_arguments():
+    assert [parse_seat(text) for text in ("JoueurA", "joueura", "1", "JoueurB", "2")] == [0, 0, 0, 1, 1]
+    for text in ("A", "0", "3", ""):
+        with pytest.raises(ProtocolError, match="must be JoueurA, JoueurB, 1 or 2"):
+            parse_seat(text)
+
+
+def test_bot_first_move_keeps_the_time_budget_of_a_fresh_process():
+    """The search is compiled or loaded before the bot reads: its first answer takes the budget, not more."""
+    bot = start_bot("--agent", "alphabeta:time=0.3", "JoueurA")
+    while "warmed up" not in (line := bot.stderr.readline()):
+        assert line, "the bot ended before it was ready"
+    started = time.perf_counter()
+    answer = exchange(bot, "START")
+    took = time.perf_counter() - started
+    assert GAME.initial().is_legal(GAME.parse_move(answer))
+    assert took < 0.3 + 0.5, f"first answer after {took:.2f} s"
+    bot.communicate("END\n", timeout=TIMEOUT)
+    assert bot.returncode == 0
+
+
+# --- awale referee -----------------------------------------------------------------------------------------------
+
+
+def test_referee_runs_two_bots_and_every_move_it_accepted_is_legal(tmp_path):
+    out = tmp_path / "results.json"
+    bots = [command([*BOT, "--agent", "random"]), command([*BOT, "--agent", "greedy", "--result-lines"])]
+    done = subprocess.run([*REFEREE, *bots, *SETTINGS, "--out", str(out)], capture_output=True, text=True,
+                          timeout=TIMEOUT)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    results = json.loads(out.read_text())
+    assert [game["seats"] for game in results["games"]] == [[1, 2], [2, 1]]
+    for game in results["games"]:
+        state = GAME.initial(max_plies=None)
+        for move in game["moves"]:
+            state = state.play(move)
+        assert state.is_terminal and game["end"] == state.end_reason, game
+        assert game["scores"] == list(state.stores) and game["plies"] == state.ply
+        winner = None if state.winner is None else game["seats"][state.winner]
+        assert game["winner"] == winner and game["faulty"] is None
+    for program in results["programs"]:
+        assert program["wins"] + program["draws"] + program["losses"] == 2 and program["faults"] == {}
+    assert "program 1" in done.stdout and "longest later" in done.stdout
+
+
+@pytest.fixture(scope="module")
+def broken_matches(tmp_path_factory) -> dict[str, dict]:
+    """Broken players against each other, two games each (each starts one): the illegal player against the one that
+    crashes, the slow one against the one that writes two lines per move; and the liar's RESULT lines against a bot
+    answering true ones in one-ply games. The referee runs in this process."""
+    folder = tmp_path_factory.mktemp("broken")
+    script = folder / "broken_player.py"
+    script.write_text(BROKEN_PLAYER)
+    player = {mode: command([sys.executable, str(script), mode, str(folder / "pids")]) for mode in
+              ("illegal", "crash", "slow", "chatty", "liar")}  # fmt: skip
+    honest = command([*BOT, "--agent", "random", "--max-plies", "1", "--result-lines"])
+    results = {}
+    for name, programs, extra in [
+        ("illegal-crash", (player["illegal"], player["crash"]), []),
+        ("slow-chatty", (player["slow"], player["chatty"]), []),
+        ("liar", (player["liar"], honest), ["--max-plies", "1"]),
+    ]:
+        out = folder / f"{name}.json"
+        result = CliRunner().invoke(app, ["referee", *programs, *SETTINGS, *extra, "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        results[name] = {**json.loads(out.read_text()), "stdout": result.output}
+    results["pids"] = [int(pid) for pid in (folder / "pids").read_text().split()]
+    return results
+
+
+@pytest.mark.parametrize(
+    ("match", "number", "fault", "detail"),
+    [
+        ("illegal-crash", 1, "illegal", "JoueurA at ply 1: illegal move 2R for player 0: hole 2 belongs to player 1"),
+        ("illegal-crash", 2, "crash", "JoueurA at ply 1: closed its output without answering (exit code 3)"),
+        ("slow-chatty", 1, "timeout", "JoueurA at ply 3: no answer within 2 s"),
+        ("slow-chatty", 2, "extra_output", "JoueurA at ply 3: wrote '1R' when no answer was due"),
+        ("liar", 1, "false_result", "JoueurA at ply 1: answered 'RESULT 1R 5 0'; the scores are 0 0"),
+    ],
+)
+def test_a_broken_player_loses_the_game_with_the_reason(broken_matches, match, number, fault, detail):
+    """Game ``number``'s JoueurA breaks the protocol: it loses, the table and the JSON say why (and what it wrote on
+    standard error if it crashed)."""
+    results = broken_matches[match]
+    game = results["games"][number - 1]
+    loser = game["seats"][0]
+    assert (game["end"], game["faulty"], game["winner"]) == (fault, loser, 3 - loser)
+    assert game["detail"].startswith(detail)
+    assert results["programs"][loser - 1]["faults"] == {fault: 1}
+    assert game["detail"].endswith("[stderr: something went wrong]") == (fault == "crash")
+    assert f"game   {number}: program {loser} (JoueurA)" in results["stdout"]
+    assert f"program {3 - loser} wins, 0-0 after {game['plies']} plies, {fault}: {detail}" in results["stdout"]
+
+
+def test_a_hung_player_is_killed_at_once(broken_matches):
+    """The slow player sleeps 60 s on its second move; the referee killed it after the 2 s of the move."""
+    assert len(broken_matches["pids"]) == 1
+    with pytest.raises(ProcessLookupError):
+        os.kill(broken_matches["pids"][0], 0)
+
+
+def test_a_bot_s_true_result_line_ends_the_game(broken_matches):
+    game = broken_matches["liar"]["games"][1]
+    assert (game["end"], game["faulty"], game["plies"], game["winner"], game["scores"]) == ("ply_limit", None, 1,
+                                                                                            None, [0, 0])  # fmt: skip
+    assert len(game["moves"]) == 1 and GAME.initial().is_legal(GAME.parse_move(game["moves"][0]))
+
+
+def test_ctrl_c_stops_the_referee_and_kills_its_programs(tmp_path):
+    """SIGINT while the programs run: exit code 130, one line, no program left running."""
+    sleeper = tmp_path / "sleeper.py"
+    sleeper.write_text(f"import os, time\nopen(os.path.join({str(tmp_path)!r}, f'{{os.getpid()}}.pid'), 'w')\n"
+                       "time.sleep(100)\n")  # fmt: skip
+    player = command([sys.executable, str(sleeper)])
+    referee = subprocess.Popen([*REFEREE, player, player, "--time", "50", "--games", "1"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+    deadline = time.monotonic() + TIMEOUT
+    while len(pids := [int(path.stem) for path in tmp_path.glob("*.pid")]) < 2:
+        assert time.monotonic() < deadline and referee.poll() is None, referee.stderr.read()
+        time.sleep(0.05)
+    referee.send_signal(signal.SIGINT)
+    out, err = referee.communicate(timeout=TIMEOUT)
+    assert (referee.returncode, err.strip()) == (130, "interrupted"), err
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+def test_check_answer():
+    state = GAME.initial()
+    assert check_answer(GAME, state, "3tb\n") == ("3tb", 11, None)
+    assert check_answer(GAME, state, "RESULT 3TB 0 0") == ("3TB", 11, (0, 0))
+    for line, kind in [("", "malformed"), ("17R", "malformed"), ("RESULT 3TB", "malformed"), ("2R", "illegal")]:
+        with pytest.raises(Fault) as caught:
+            check_answer(GAME, state, line)
+        assert caught.value.kind == kind, line
+
+
+def test_referee_bad_settings_are_one_line_errors_before_any_game(tmp_path):
+    good = command([*BOT, "--agent", "random"])
+    regular = tmp_path / "file"
+    regular.write_text("")
+    for args, code, message in [
+        (["no-such-program-x", good], 2, "no program 'no-such-program-x'"),
+        ([good, good, "--games", "0"], 2, "need games >= 1"),
+        ([good, good, "--game", "awale2025"], 2, "unknown game 'awale2025'"),
+        ([good, good, "--out", str(regular / "sub" / "r.json")], 1, "Not a directory"),
+    ]:
+        result = CliRunner().invoke(app, ["referee", *args])
+        assert result.exit_code == code, result.output
+        assert result.output.startswith("error: ") and message in result.output, result.output
+
+
+def test_the_docs_show_the_commands():
+    text = (Path(__file__).parents[1] / "docs" / "editions.md").read_text()
+    assert "awale bot --game awale16_2025 --agent alphabeta:time=0.8" in text
+    assert "awale referee" in text and "--result-lines" in text

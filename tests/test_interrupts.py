@@ -1,0 +1,120 @@
+"""Ctrl-C while an agent is thinking, as a terminal sends it (SIGINT to the whole process group): ``awale play``,
+``awale arena`` with worker processes and ``awale serve`` with its agent worker each stop with exit code 130 and the
+one line ``interrupted`` on stderr, no traceback, and leave no process of theirs behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import psutil
+import pytest
+
+AWALE = str(Path(sys.executable).with_name("awale"))
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups are POSIX")
+
+
+def wait_for(condition: Callable[[], bool], seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.2)
+
+
+class Command:
+    """``awale ARGS`` in a process group of its own, its output in files (read while it runs)."""
+
+    def __init__(self, tmp_path: Path, *args: str) -> None:
+        self.out, self.err = tmp_path / "stdout", tmp_path / "stderr"
+        with self.out.open("w") as out, self.err.open("w") as err:
+            self.process = subprocess.Popen(
+                [AWALE, *args], stdin=subprocess.PIPE, stdout=out, stderr=err, start_new_session=True
+            )
+
+    def printed(self, text: str) -> bool:
+        return text in self.out.read_text()
+
+    def interrupt(self) -> tuple[int, str, list[psutil.Process]]:
+        """Ctrl-C: SIGINT to the process group; its exit code, stderr and the processes it had started."""
+        children = psutil.Process(self.process.pid).children(recursive=True)
+        os.killpg(self.process.pid, signal.SIGINT)
+        try:
+            code = self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+            raise AssertionError("still running 60 s after Ctrl-C") from None
+        return code, self.err.read_text(), children
+
+
+def assert_stopped_cleanly(code: int, stderr: str, children: list[psutil.Process]) -> None:
+    assert code == 130, stderr
+    assert "Traceback" not in stderr and stderr.rstrip().endswith("\ninterrupted"), stderr
+    _, alive = psutil.wait_procs(children, timeout=10)
+    assert alive == [], f"left behind: {alive}"
+
+
+def test_ctrl_c_while_the_agent_thinks_in_awale_play(tmp_path):
+    command = Command(tmp_path, "play", "--opponent", "mcts:time=60", "--seat", "1")
+    wait_for(lambda: command.printed("you are player 1"), 120, "the game to start")
+    time.sleep(1.0)  # the agent (player 0) is thinking, or compiling its search on a cold cache
+    assert not command.printed("mcts:time=60 plays")
+    assert_stopped_cleanly(*command.interrupt())
+
+
+def test_ctrl_c_in_an_arena_stops_its_worker_processes(tmp_path):
+    args = ["arena", "--agents", "mcts:time=60", "greedy", "--games", "2", "--workers", "2", "--no-progress"]
+    command = Command(tmp_path, *args)
+    # two workers (and multiprocessing's resource tracker) once the tournament is under way
+    wait_for(lambda: len(psutil.Process(command.process.pid).children()) >= 3, 120, "the arena's workers")
+    time.sleep(2.0)
+    code, stderr, children = command.interrupt()
+    assert len(children) >= 3
+    assert_stopped_cleanly(code, stderr, children)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_ctrl_c_while_the_web_worker_thinks_in_awale_serve(tmp_path):
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    command = Command(tmp_path, "serve", "--port", str(port), "--max-think", "3")
+
+    def answers() -> bool:
+        try:
+            return httpx.get(f"{base}/api/config", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    wait_for(answers, 120, "the server")
+    created: dict[str, int | str] = {}
+
+    def create() -> None:  # the agent has the first move: it thinks for 3 s before the answer
+        try:
+            response = httpx.post(f"{base}/api/games", json={"opponent": "mcts:time=3", "seat": 1}, timeout=60)
+            created["status"] = response.status_code
+        except httpx.HTTPError as error:
+            created["status"] = type(error).__name__
+
+    request = threading.Thread(target=create)
+    request.start()
+    time.sleep(1.5)
+    code, stderr, children = command.interrupt()
+    request.join(timeout=60)
+    assert children, "the agent worker process"
+    assert_stopped_cleanly(code, stderr, children)
+    assert created["status"] == 201  # the request under way was answered before the server stopped

@@ -1,0 +1,53 @@
+"""The compiled searches on the toy game: alpha-beta's values equal plain minimax, and ``alphabeta`` and ``mcts`` beat
+``random``. Not collected by the suite itself: tests/test_toy_game.py runs this file in a fresh process with a numba
+cache of its own (why: its docstring)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents import make
+from agents.alphabeta import WIN, AlphaBetaAgent
+from training.arena import play_game
+
+
+def minimax(state, depth: int, height: int = 0) -> int:
+    """Plain negamax over the State API with alpha-beta's scoring: the rules' winner, else the store difference."""
+    me = state.to_move
+    if state.is_terminal:
+        return 0 if state.winner is None else (WIN - height if state.winner == me else height - WIN)
+    if depth == 0:
+        return state.stores[me] - state.stores[1 - me]
+    return max(-minimax(state.play(a), depth - 1, height + 1) for a in state.legal_actions())
+
+
+@pytest.mark.parametrize("depth", [1, 3, 5])
+def test_alphabeta_searches_it_exactly(toy_game, depth):
+    rng = np.random.default_rng(depth)
+    agent = AlphaBetaAgent(depth=depth, table_bits=10, seed=0)
+    for _ in range(8):
+        state = toy_game.initial()
+        for _ in range(int(rng.integers(0, 6))):
+            if state.is_terminal:
+                break
+            state = state.play(int(rng.choice(state.legal_actions())))
+        if state.is_terminal:
+            continue
+        agent.reset()
+        move = agent.search(state)
+        assert agent.last_search["value"] == minimax(state, depth) == -minimax(state.play(move), depth - 1, 1)
+
+
+def test_random_alphabeta_and_mcts_play_it(toy_game):
+    """Ten games of each searcher against ``random`` from both seats: every game ends, and a searcher scores more
+    (a win 1, a draw 1/2)."""
+    opponent = make("random", seed=1)
+    for searcher in (make("alphabeta:depth=3"), make("mcts:simulations=100", seed=2)):
+        score = 0.0
+        for i in range(10):
+            seat = i % 2
+            final = play_game((searcher, opponent) if seat == 0 else (opponent, searcher), toy_game.initial())
+            assert final.is_terminal
+            score += 0.5 if final.winner is None else float(final.winner == seat)
+        assert score > 5, f"{searcher} scores {score} of 10 against random"

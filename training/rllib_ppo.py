@@ -1,0 +1,316 @@
+"""Self-play PPO with RLlib (new API stack) on any game of the toolkit: one shared policy plays both seats.
+
+Usage (every field of :class:`RLlibPPOConfig` is an option; ``--help`` lists them; needs ``pip install
+"awale_env[rllib]"``)::
+
+    python -m training.rllib_ppo --game GAME              # into runs/rllib-GAME
+    python -m training.rllib_ppo --game GAME --resume     # continue it from its last checkpoint
+    python -m training.rllib_ppo --address auto           # on the Ray cluster started here (docs/distributed.md)
+    tensorboard --logdir runs/rllib-GAME/tb
+
+:func:`ppo_config` is the ready RLlib configuration (the env :class:`awale_env.rllib_env.RLlibGameEnv`, the module
+:class:`agents.rllib.ActionMaskingModule`, one policy ``shared_policy`` for both agents,
+``disable_env_checking=True``), usable on its own with ``config.build_algo()`` or Ray Tune
+(``training/tune_ppo_sweep.py``). Every ``eval_every`` iterations the callback :class:`OpponentEvaluation` plays the
+policy (its most probable legal move) against each evaluation opponent and adds the scores to RLlib's result
+(``result["vs_opponents"]["greedy"]``), so Tune sees them as curves; this trainer also writes them to TensorBoard and
+``metrics.csv``. The run directory follows :mod:`training.runs`: ``config.json``, ``tb/``, ``metrics.csv`` and
+``checkpoint/``: RLlib's Algorithm checkpoint, which ``--resume`` continues (RLlib's files are pickles: a resume
+trusts its run directory), and ``policy.pt``, the policy as tensors only, which ``rllib:path=RUN/checkpoint`` plays
+(the arena, ``awale play``, the web page) without unpickling anything.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import tyro
+
+import agents
+from agents.base import game_refusal, reset_agent
+from agents.rllib import ACTIVATIONS, SHARED_POLICY, ActionMaskingModule, RLlibAgent, save_policy
+from awale_env.games import DEFAULT_GAME, GAMES, get_game
+from awale_env.gym_env import check_options
+from training import arena, runs
+
+TRAINER_NAME = "rllib"
+#: The Algorithm checkpoint of a run (the latest), relative to its directory.
+CHECKPOINT_DIR = "checkpoint"
+#: Written last into a checkpoint: what the trainer adds to RLlib's state (its clock); a checkpoint without it is
+#: incomplete.
+TRAINER_FILE = "trainer.json"
+CHECKPOINT = f"{CHECKPOINT_DIR}/{TRAINER_FILE}"
+#: The options a resume may change: the run's length, its evaluations and checkpoints, and where it runs.
+RESUMABLE = ("iterations", "eval_every", "eval_games", "eval_opponents", "checkpoint_every", "address", "progress")
+
+
+@dataclass
+class RLlibPPOConfig:
+    """Self-play PPO with RLlib: one policy for both seats, evaluated against fixed opponents as it trains."""
+
+    game: Annotated[str, tyro.conf.arg(help=f"the game to learn: {', '.join(GAMES)}")] = DEFAULT_GAME
+    run_dir: Annotated[str | None, runs.computed_default("runs/rllib-<game>", "DIR")] = None
+    """the run's directory: config.json, checkpoint/, metrics.csv and TensorBoard events (tb/)"""
+    resume: Annotated[bool, runs.resume_option(RESUMABLE)] = False
+    seed: int = 0
+    """seed of RLlib (networks, sampling) and of the evaluation games"""
+    iterations: int = 200
+    """training iterations (each samples train_batch_size moves, then learns from them)"""
+    address: str | None = None
+    """Ray cluster to join ("auto": the one started on this machine by `ray start`); default: a Ray of this process"""
+    env_runners: int = 1
+    """Ray actors sampling games (0: sample in this process)"""
+    envs_per_runner: int = 8
+    """games each sampler plays side by side"""
+    reward: str = "win_loss"
+    """win_loss (+1/-1/0 at the end) or score_diff (each capture's share of the seeds, zero-sum)"""
+    train_batch_size: int = 4000
+    """moves (of both seats) per iteration"""
+    minibatch_size: int = 500
+    num_epochs: int = 4
+    """passes over each iteration's moves"""
+    learning_rate: float = 3e-4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    """PPO's clip of the probability ratio"""
+    entropy: float = 0.01
+    """weight of the entropy bonus"""
+    vf_coef: float = 0.5
+    """weight of the value loss"""
+    hidden: tuple[int, ...] = (256, 256)
+    """hidden layers of the policy and (separately) of the value network"""
+    activation: str = "tanh"
+    """tanh or relu"""
+    eval_every: int = 5
+    """iterations between evaluations (and one after the last iteration)"""
+    eval_games: int = 20
+    """games per evaluation opponent (even: mirrored pairs with seats swapped, random openings)"""
+    eval_opponents: tuple[str, ...] = ("random", "greedy")
+    """agent specs the policy is evaluated against"""
+    checkpoint_every: int = 5
+    """iterations between checkpoints (one is also written after the last iteration)"""
+    progress: bool = True
+    """show progress"""
+
+
+def resolved(config: RLlibPPOConfig) -> RLlibPPOConfig:
+    """``config`` with its run directory filled in and its options checked (ValueError names the bad one)."""
+    if config.game not in GAMES:
+        raise ValueError(f"--game must be one of {', '.join(GAMES)}, got {config.game!r}")
+    config = dataclasses.replace(
+        config,
+        run_dir=config.run_dir or runs.default_run_dir(TRAINER_NAME, config.game),
+        hidden=tuple(config.hidden),
+        eval_opponents=tuple(config.eval_opponents),
+    )
+    positive = ("iterations", "envs_per_runner", "train_batch_size", "minibatch_size", "num_epochs", "eval_every",
+                "eval_games", "checkpoint_every")  # fmt: skip
+    for name in positive:
+        value = getattr(config, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{runs.option(name)} must be a positive integer, got {value!r}")
+    if config.env_runners < 0:
+        raise ValueError(f"--env-runners must not be negative, got {config.env_runners}")
+    if config.eval_games % 2:
+        raise ValueError(f"--eval-games must be even (each opening is played from both seats), got {config.eval_games}")
+    if config.activation not in ACTIVATIONS:
+        raise ValueError(f"--activation must be one of {', '.join(ACTIVATIONS)}, got {config.activation!r}")
+    if not config.hidden or min(config.hidden) < 1:
+        raise ValueError(f"--hidden must be positive layer sizes, got {config.hidden}")
+    for spec in config.eval_opponents:
+        refusal = game_refusal(agents.make(spec), spec, config.game)
+        if refusal is not None:
+            raise ValueError(f"--eval-opponents: {refusal}")
+    check_options(None, config.reward, None)
+    return config
+
+
+def shared_policy(agent_id: str, episode: Any, **kwargs: Any) -> str:
+    """RLlib's policy mapping: every agent plays the one shared policy (a module-level function, so checkpoints
+    that pickle the config load anywhere)."""
+    return SHARED_POLICY
+
+
+@dataclass(frozen=True)
+class OpponentEvaluation:
+    """RLlib ``on_train_result`` callback: every ``every`` iterations, the shared policy (its most probable legal
+    move) plays ``games`` games against each agent of ``opponents`` (mirrored pairs from random openings of
+    ``opening_plies``, as in the arena) and its scores (wins + draws / 2 over games) go into the iteration's result
+    under ``vs_opponents``, where Tune and the trainer read them."""
+
+    game: str
+    opponents: tuple[str, ...] = ("random", "greedy")
+    games: int = 20
+    every: int = 5
+    seed: int = 0
+    opening_plies: int = 4
+
+    def __call__(self, *, algorithm: Any, result: dict[str, Any], **kwargs: Any) -> None:
+        iteration = int(result["training_iteration"])
+        if iteration % self.every == 0:
+            result["vs_opponents"] = self.scores(algorithm.get_module(SHARED_POLICY), iteration)
+
+    def scores(self, module: ActionMaskingModule, iteration: int) -> dict[str, float]:
+        """The policy's score against each opponent, games seeded by ``(seed, iteration)``."""
+        player = RLlibAgent.from_module(module, name=TRAINER_NAME)
+        rules = get_game(self.game)
+        scores = {}
+        for spec in self.opponents:
+            opponent = agents.make(spec)
+            seed = int(np.random.default_rng([self.seed, iteration]).integers(2**31))
+            tasks = arena.make_tasks([TRAINER_NAME, spec], self.games, seed, self.opening_plies,
+                                     rules.default_max_plies, rules.name)  # fmt: skip
+            points = 0.0
+            for task in tasks:
+                seats = tuple(player if name == TRAINER_NAME else opponent for name in task.specs)
+                for agent, agent_seed in zip(seats, task.agent_seeds):
+                    reset_agent(agent, agent_seed)
+                state = task.initial()
+                for action in task.opening:
+                    state = state.play(action)
+                final = arena.play_game(seats, state)  # raises on an illegal move
+                mine = task.specs.index(TRAINER_NAME)
+                points += 0.5 if final.winner is None else float(final.winner == mine)
+            scores[spec] = points / len(tasks)
+        return scores
+
+
+def opponent_evaluation(config: RLlibPPOConfig) -> OpponentEvaluation:
+    """The evaluation callback of a run."""
+    return OpponentEvaluation(config.game, config.eval_opponents, config.eval_games, config.eval_every, config.seed)
+
+
+def ppo_config(config: RLlibPPOConfig | None = None) -> Any:
+    """The ready RLlib ``PPOConfig`` of a self-play run (default options: :class:`RLlibPPOConfig`'s)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from awale_env.rllib_env import RLlibGameEnv
+
+    config = resolved(config or RLlibPPOConfig())
+    model = {"game": config.game, "hidden": list(config.hidden), "activation": config.activation}
+    module = RLModuleSpec(module_class=ActionMaskingModule, model_config=model)
+    env_config = {"game": config.game, "reward": config.reward}
+    return (
+        PPOConfig()
+        .environment(RLlibGameEnv, env_config=env_config, disable_env_checking=True)
+        .env_runners(num_env_runners=config.env_runners, num_envs_per_env_runner=config.envs_per_runner)
+        .multi_agent(policies={SHARED_POLICY}, policy_mapping_fn=shared_policy)
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={SHARED_POLICY: module}))
+        .training(
+            lr=config.learning_rate,
+            gamma=config.gamma,
+            lambda_=config.gae_lambda,
+            clip_param=config.clip,
+            entropy_coeff=config.entropy,
+            vf_loss_coeff=config.vf_coef,
+            train_batch_size_per_learner=config.train_batch_size,
+            minibatch_size=config.minibatch_size,
+            num_epochs=config.num_epochs,
+        )
+        .callbacks(on_train_result=opponent_evaluation(config))
+        .debugging(seed=config.seed)
+    )
+
+
+def metrics_row(result: dict[str, Any]) -> dict[str, Any]:
+    """The figures of an iteration's RLlib result that the run logs (the scores only after an evaluation)."""
+    runners = result.get("env_runners", {})
+    learner = result.get("learners", {}).get(SHARED_POLICY, {})
+    steps = result.get("num_env_steps_sampled_lifetime", runners.get("num_env_steps_sampled_lifetime", 0))
+    sampled = runners.get("num_env_steps_sampled", 0)
+    row = {
+        "iteration": int(result["training_iteration"]),
+        "env_steps": int(steps),
+        "env_steps_per_s": sampled / max(result.get("time_this_iter_s", 0.0), 1e-9),
+        "mean_game_plies": runners.get("episode_len_mean", float("nan")),
+        "first_player_return": runners.get("agent_episode_returns_mean", {}).get("player_0", float("nan")),
+    }
+    for key in ("policy_loss", "vf_loss", "entropy", "mean_kl_loss", "vf_explained_var"):
+        row[key] = learner.get(key, float("nan"))
+    for spec, score in result.get("vs_opponents", {}).items():
+        row[f"vs_{runs.tag(spec)}"] = score
+    return row
+
+
+def save_checkpoint(algorithm: Any, run_dir: Path, elapsed: float) -> None:
+    """Write the Algorithm's state and the policy file of agents (:func:`agents.rllib.save_policy`) to
+    ``run_dir/checkpoint`` whole or not at all: into a fresh directory first, the trainer's file last, then swapped
+    in."""
+    final = run_dir / CHECKPOINT_DIR
+    fresh, old = final.with_name(final.name + ".tmp"), final.with_name(final.name + ".old")
+    for leftover in (fresh, old):
+        shutil.rmtree(leftover, ignore_errors=True)
+    algorithm.save_to_path(str(fresh.resolve()))
+    save_policy(algorithm.get_module(SHARED_POLICY), fresh)
+    (fresh / TRAINER_FILE).write_text(json.dumps({"iteration": algorithm.iteration, "elapsed": elapsed}))
+    if final.exists():
+        final.rename(old)
+    fresh.rename(final)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def train(config: RLlibPPOConfig) -> Path:
+    """Train (or with ``config.resume`` continue) a run; return its checkpoint directory."""
+    import ray
+
+    from training.ray_backend import connect
+
+    config, run_dir = runs.start(TRAINER, config)
+    started_ray = connect(config.address)
+    algorithm = ppo_config(config).build_algo()
+    elapsed = 0.0
+    if config.resume:
+        algorithm.restore_from_path(str((run_dir / CHECKPOINT_DIR).resolve()))
+        elapsed = json.loads((run_dir / CHECKPOINT).read_text())["elapsed"]
+    done = algorithm.iteration
+    log = runs.CsvLog(run_dir / "metrics.csv", "iteration")
+    log.keep_until(done)  # forget what a stopped run logged after its checkpoint
+    writer = runs.tensorboard_writer(run_dir, done)
+    clock = runs.Clock(elapsed)
+    progress = runs.Progress(TRAINER_NAME, config.iterations, done, "iteration", clock, config.progress)
+    try:
+        while algorithm.iteration < config.iterations:
+            result = algorithm.train()
+            last = algorithm.iteration >= config.iterations
+            if last and "vs_opponents" not in result:  # every run ends with an evaluation
+                module = algorithm.get_module(SHARED_POLICY)
+                result["vs_opponents"] = opponent_evaluation(config).scores(module, algorithm.iteration)
+            row = metrics_row(result)
+            for key, value in row.items():
+                if key != "iteration":
+                    writer.add_scalar(key, value, row["iteration"])
+            writer.flush()
+            log.append([row])
+            progress.update(1)
+            scores = " ".join(f"{spec}={score:.0%}" for spec, score in result.get("vs_opponents", {}).items())
+            progress.status(f"{row['env_steps_per_s']:,.0f} steps/s" + (f", {scores}" if scores else ""))
+            if last or algorithm.iteration % config.checkpoint_every == 0:
+                save_checkpoint(algorithm, run_dir, clock.elapsed())
+    finally:
+        progress.close()
+        writer.close()
+        algorithm.stop()
+        if started_ray:
+            ray.shutdown()
+    return run_dir / CHECKPOINT_DIR
+
+
+TRAINER = runs.Trainer(TRAINER_NAME, RLlibPPOConfig, resolved, train, CHECKPOINT, RESUMABLE)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command-line entry point: ``python -m training.rllib_ppo [--option value ...]``."""
+    runs.main(TRAINER, argv, __doc__.split("\n\n")[0])
+
+
+if __name__ == "__main__":
+    main()

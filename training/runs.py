@@ -1,0 +1,353 @@
+"""Run directories, shared by every trainer so that they follow one convention.
+
+* ``--run-dir DIR`` names the run's directory (default ``runs/<trainer>-<game>``, e.g. ``runs/ppo-awale16``) and
+  ``--resume`` continues the run saved there from its last checkpoint. A new run refuses a directory that already
+  holds one.
+* ``DIR/config.json`` holds the run's options. A resume starts from them: options given on its command line replace
+  them, but only those of the trainer's :attr:`Trainer.resumable` (the run's length, workers, progress display,
+  evaluations...); changing any other is refused with a one-line message that lists the ones that may change.
+* ``DIR/tb/`` holds the TensorBoard events (``tensorboard --logdir DIR/tb``, or ``--logdir runs`` for every run);
+  a CSV per run (:class:`CsvLog`) holds its metrics. A resumed run first forgets what the stopped one logged after
+  its last checkpoint, in both.
+* Every file of a run is written atomically (:func:`agents.checkpoint.atomic_write`): after a kill or a full disk
+  it is the old file or the new one, and a resume first removes the temporary files a killed run left.
+* Times are cumulative over resumes (:class:`Clock`). Progress (:class:`Progress`) is a bar on a terminal and plain
+  periodic lines in a log. Ctrl-C stops a trainer's command with one line saying how to resume, exit code 130.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import re
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import tyro
+from tqdm import tqdm
+
+from agents.checkpoint import atomic_write
+
+CONFIG_FILE = "config.json"
+TENSORBOARD_DIR = "tb"
+#: Fields of every trainer's configuration that say where the run is and how it starts, not what it is.
+PLACE_FIELDS = ("run_dir", "resume")
+#: Seconds between two plain progress lines in a log.
+LOG_EVERY = 30.0
+
+
+def default_run_dir(trainer: str, game: str) -> str:
+    """Where a run goes when ``--run-dir`` is not given."""
+    return f"runs/{trainer}-{game}"
+
+
+def computed_default(text: str, metavar: str) -> Any:
+    """tyro metadata for an option whose default (None) is computed when the run starts: ``--help`` shows ``text`` as
+    its default instead of ``None``, and ``metavar`` instead of ``{None}|...``."""
+    return tyro.conf.arg(metavar=metavar, help_behavior_hint=f"(default: {text})")
+
+
+def resume_option(resumable: tuple[str, ...]) -> Any:
+    """tyro metadata of every trainer's ``--resume`` flag: its help lists the options a resume may change."""
+    changes = ", ".join(option(name) for name in resumable)
+    return tyro.conf.arg(help=f"continue the run in --run-dir from its last checkpoint; a resume may change {changes}")
+
+
+def option(name: str) -> str:
+    """The command-line spelling of a configuration field."""
+    return "--" + name.replace("_", "-")
+
+
+def tag(text: str) -> str:
+    """``text`` usable as a TensorBoard tag or column name (no spaces, colons, ...): ``alphabeta:depth=4`` ->
+    ``alphabeta_depth_4``."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", text)
+
+
+# --- configuration -------------------------------------------------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as it reads back from JSON (tuples become lists)."""
+    return json.loads(json.dumps(value))
+
+
+def save_config(run_dir: Path, config: Any) -> None:
+    """Write the run's options to ``run_dir/config.json`` (where the run is and how it started left out)."""
+    options = {k: v for k, v in dataclasses.asdict(config).items() if k not in PLACE_FIELDS}
+    text = json.dumps(options, indent=2) + "\n"
+    atomic_write(run_dir / CONFIG_FILE, lambda file: file.write(text.encode()))
+
+
+def read_config(run_dir: Path) -> dict[str, Any] | None:
+    """The options saved in ``run_dir/config.json``, None without one; ValueError for a file that is not JSON."""
+    path = Path(run_dir) / CONFIG_FILE
+    if not path.exists():
+        return None
+    try:
+        options = json.loads(path.read_text())
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path} is not a readable configuration: {error}") from None
+    if not isinstance(options, dict):
+        raise ValueError(f"{path} is not a readable configuration: not a JSON object")
+    return options
+
+
+def from_saved(config_type: type, saved: dict[str, Any], **place: Any) -> Any:
+    """The configuration of saved options (fields the dataclass no longer has are dropped), at ``place``."""
+    names = {f.name for f in dataclasses.fields(config_type)} - set(PLACE_FIELDS)
+    options = {k: tuple(v) if isinstance(v, list) else v for k, v in saved.items() if k in names}
+    return config_type(**options, **place)
+
+
+@dataclass(frozen=True)
+class Trainer:
+    """What the shared command line needs to know about one trainer.
+
+    ``config_type`` is its dataclass of options (with ``run_dir: str | None``, ``resume: bool`` and ``game: str``);
+    ``resolve`` returns a configuration with the game's defaults filled in (``run_dir`` included) or raises
+    ValueError for bad options; ``checkpoint`` is the file, relative to the run directory, that a resumable run
+    holds; ``resumable`` the options a resume may change; ``saved`` reads a run's saved options (default: its
+    ``config.json``); ``other_checkpoints`` are glob patterns of further checkpoint files a run may hold (a resume
+    may go on from one of them when ``checkpoint`` is missing or damaged).
+    """
+
+    name: str
+    config_type: type
+    resolve: Callable[[Any], Any]
+    train: Callable[[Any], Any]
+    checkpoint: str
+    resumable: tuple[str, ...]
+    saved: Callable[[Path], dict[str, Any] | None] = read_config
+    other_checkpoints: tuple[str, ...] = ()
+
+    def checkpoints(self, run_dir: Path) -> list[Path]:
+        """The checkpoint files the run in ``run_dir`` holds (complete or not)."""
+        main = [run_dir / self.checkpoint] if (run_dir / self.checkpoint).exists() else []
+        return main + sorted(path for pattern in self.other_checkpoints for path in run_dir.glob(pattern))
+
+    @property
+    def command(self) -> str:
+        """The command that runs this trainer (also what ``--help`` shows as its usage)."""
+        return f"awale train {self.name}"
+
+
+def check_resume(trainer: Trainer, config: Any, saved: dict[str, Any]) -> None:
+    """ValueError (one line) if ``config`` changes a saved option that a resume may not change."""
+    allowed = ", ".join(option(name) for name in trainer.resumable)
+    for name, value in saved.items():
+        if name in PLACE_FIELDS or name in trainer.resumable or not hasattr(config, name):
+            continue
+        now = _plain(getattr(config, name))
+        if now != value:
+            raise ValueError(
+                f"{option(name)} cannot change when resuming (the run in {config.run_dir} has {value!r}, got {now!r}); "
+                f"a resume may change only {allowed}"
+            )
+
+
+def remove_unfinished(trainer: Trainer, run_dir: Path) -> None:
+    """Remove the temporary files (``*.tmp``, :func:`agents.checkpoint.atomic_write`) a killed run was writing in its
+    directory and beside its checkpoints."""
+    patterns = (trainer.checkpoint, *trainer.other_checkpoints)
+    for folder in {run_dir, *((run_dir / pattern).parent for pattern in patterns)}:
+        for unfinished in folder.glob("*.tmp"):
+            unfinished.unlink()
+
+
+def start(trainer: Trainer, config: Any) -> tuple[Any, Path]:
+    """Check and prepare the run directory of ``config`` (resolved by the trainer) and save its options; return the
+    resolved configuration and the directory. FileExistsError for a new run in a directory holding one,
+    FileNotFoundError for a resume without a checkpoint, ValueError for a change a resume may not make."""
+    config = trainer.resolve(config)
+    run_dir = Path(config.run_dir)
+    if config.resume:
+        if not trainer.checkpoints(run_dir):
+            raise FileNotFoundError(f"no checkpoint to resume from: {run_dir / trainer.checkpoint} does not exist")
+        saved = trainer.saved(run_dir)
+        if saved is not None:
+            check_resume(trainer, config, saved)
+        remove_unfinished(trainer, run_dir)
+    elif trainer.checkpoints(run_dir):
+        raise FileExistsError(
+            f"{run_dir} already holds a run: add --resume to continue it, or choose another --run-dir"
+        )
+    run_dir.mkdir(parents=True, exist_ok=True)
+    save_config(run_dir, config)
+    return config, run_dir
+
+
+# --- the command line ----------------------------------------------------------------------------------------------
+
+
+def parse(trainer: Trainer, argv: list[str] | None, description: str) -> Any:
+    """The trainer's options from the command line; with ``--resume``, the options the run saved stand in for the
+    defaults, so a resume needs only the options it changes."""
+    parse_args = {"args": argv, "description": description, "prog": trainer.command}
+    config = tyro.cli(trainer.config_type, **parse_args)
+    if config.resume:
+        saved = trainer.saved(Path(trainer.resolve(config).run_dir))
+        if saved is not None:
+            default = from_saved(trainer.config_type, saved, run_dir=config.run_dir, resume=True)
+            config = tyro.cli(trainer.config_type, default=default, **parse_args)
+    return config
+
+
+def stopped_message(trainer: Trainer, run_dir: str | None) -> str:
+    """The one line a trainer's command prints when Ctrl-C stops it."""
+    if run_dir is None:
+        return "stopped"
+    if trainer.checkpoints(Path(run_dir)):
+        return f"stopped; resume with: {trainer.command} --run-dir {run_dir} --resume"
+    return f"stopped before the first checkpoint of {run_dir}: nothing to resume, run the command again to start over"
+
+
+def main(trainer: Trainer, argv: list[str] | None, description: str) -> Any:
+    """A trainer's command: parse its options, train, return what ``train`` returns. Bad options, files and
+    checkpoints end it with one line ``error: ...`` on stderr (exit code 2); Ctrl-C with one line saying how to
+    resume (exit code 130)."""
+    run_dir = None
+    try:
+        config = trainer.resolve(parse(trainer, argv, description))
+        run_dir = config.run_dir
+        return trainer.train(config)
+    except (ValueError, OSError) as error:
+        print("error: " + " ".join(str(error).split()), file=sys.stderr)
+        raise SystemExit(2) from None
+    except KeyboardInterrupt:
+        print(stopped_message(trainer, run_dir), file=sys.stderr)
+        raise SystemExit(130) from None
+
+
+# --- what a run writes as it goes ----------------------------------------------------------------------------------
+
+
+class Clock:
+    """Seconds a run has trained, summed over its sessions: ``saved`` (from its checkpoint) plus this session's."""
+
+    def __init__(self, saved: float = 0.0) -> None:
+        self.saved = float(saved)
+        self.started = time.monotonic()
+
+    def elapsed(self) -> float:
+        return self.saved + time.monotonic() - self.started
+
+
+def format_seconds(seconds: float) -> str:
+    """``H:MM:SS``."""
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes // 60}:{minutes % 60:02d}:{secs:02d}"
+
+
+class CsvLog:
+    """A CSV file of rows appended as a run goes, keyed by a step column (``eval.csv``, ``metrics.csv``)."""
+
+    def __init__(self, path: Path, step_field: str) -> None:
+        self.path = path
+        self.step_field = step_field
+
+    def _read(self) -> tuple[list[str], list[dict[str, str]]]:
+        if not self.path.exists():
+            return [], []
+        with self.path.open(newline="") as file:
+            reader = csv.DictReader(file)
+            return list(reader.fieldnames or []), list(reader)
+
+    def _write(self, fields: list[str], rows: Iterable[dict[str, Any]]) -> None:
+        text = io.StringIO(newline="")
+        writer = csv.DictWriter(text, fieldnames=fields, restval="")
+        writer.writeheader()
+        writer.writerows(rows)
+        atomic_write(self.path, lambda file: file.write(text.getvalue().encode()))
+
+    def keep_until(self, step: int) -> None:
+        """Drop the rows logged after ``step`` (a run stopped after its last checkpoint; 0: every row)."""
+        fields, rows = self._read()
+        kept = [row for row in rows if int(row[self.step_field]) <= step]
+        if len(kept) < len(rows):
+            self._write(fields, kept)
+
+    def append(self, rows: list[dict[str, Any]]) -> None:
+        """Add ``rows``; a column they bring that the file lacks (a resume given other references) is added to it.
+        The file is rewritten atomically (it is small): a kill or a full disk never leaves half a row."""
+        fields, old = self._read()
+        self._write(list(dict.fromkeys([*fields, *(key for row in rows for key in row)])), [*old, *rows])
+
+
+def tensorboard_writer(run_dir: Path, step: int) -> Any:
+    """A TensorBoard writer into ``run_dir/tb`` that drops the events a stopped run logged after ``step`` (its last
+    checkpoint; 0 for a new run)."""
+    from torch.utils.tensorboard import SummaryWriter  # torch: only when a trainer runs
+
+    return SummaryWriter(str(run_dir / TENSORBOARD_DIR), purge_step=step + 1)
+
+
+class Progress:
+    """A run's progress on ``stream`` (stderr): a tqdm bar on a terminal; anywhere else (a log file, a pipe) a plain
+    line at most every ``every`` seconds and at every :meth:`status`, never a carriage return. Nothing when
+    ``enabled`` is false."""
+
+    def __init__(
+        self,
+        label: str,
+        total: int,
+        done: int,
+        unit: str,
+        clock: Clock,
+        enabled: bool = True,
+        every: float = LOG_EVERY,
+        stream: IO[str] | None = None,
+    ) -> None:
+        self.stream = stream or sys.stderr
+        self.label, self.total, self.done, self.unit, self.clock, self.every = label, total, done, unit, clock, every
+        self.text = ""
+        self.last_line = time.monotonic()
+        terminal = enabled and self.stream.isatty()
+        self.plain = enabled and not terminal
+        self.bar = None
+        if terminal:
+            self.bar = tqdm(total=total, initial=done, unit=unit, desc=label, smoothing=0.05, file=self.stream)
+
+    def update(self, count: int, status: str | None = None) -> None:
+        """``count`` more units done, and the run's latest news (``status``, see :meth:`status`) if any."""
+        self.done += count
+        if status is not None:
+            self.text = status
+        if self.bar is not None:
+            if status is not None:
+                self.bar.set_postfix_str(status, refresh=False)
+            self.bar.update(count)
+        elif self.plain and time.monotonic() - self.last_line >= self.every:
+            self._line()
+
+    def status(self, text: str) -> None:
+        """The latest news of the run (an evaluation, a generation's figures), shown until the next."""
+        self.text = text
+        if self.bar is not None:
+            self.bar.set_postfix_str(text)
+        elif self.plain:
+            self._line()
+
+    def note(self, text: str) -> None:
+        """A message that does not replace the status (a skipped evaluation)."""
+        if self.bar is not None:
+            self.bar.write(text, file=self.stream)
+        elif self.plain:
+            print(text, file=self.stream, flush=True)
+
+    def _line(self) -> None:
+        share = f" ({self.done / self.total:.0%})" if self.total else ""
+        head = f"{self.label}: {self.done:,}/{self.total:,} {self.unit}s{share}, {format_seconds(self.clock.elapsed())}"
+        print(head + (f"; {self.text}" if self.text else ""), file=self.stream, flush=True)
+        self.last_line = time.monotonic()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
