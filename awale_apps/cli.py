@@ -17,6 +17,7 @@ import json
 import random
 import sys
 import tempfile
+import warnings
 from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
@@ -295,7 +296,15 @@ def arena(
     workers: Annotated[int, typer.Option(help="parallel processes")] = 1,
     opening_plies: Annotated[int, typer.Option(help="random plies opening each mirrored pair of games")] = 4,
     max_plies: Annotated[int | None, typer.Option(help=MAX_PLIES_HELP)] = None,
-    out: Annotated[Path | None, typer.Option(help="write results.json, standings.csv, games.csv, elo.png")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="write games.jsonl (each game as it ends), then results.json, standings.csv, games.csv, elo.png"
+        ),
+    ] = None,
+    resume: Annotated[
+        bool, typer.Option(help="play only the games missing from --out DIR/games.jsonl (a stopped tournament)")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print the table as JSON on the last line")] = False,
     progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
     game: Annotated[str, typer.Option(help=GAME_HELP)] = DEFAULT_GAME,
@@ -304,17 +313,27 @@ def arena(
     address: Annotated[str | None, typer.Option(help="with --backend ray: the cluster to join (auto: here)")] = None,
 ) -> None:
     """Round robin between agents: a win/draw/loss table and Elo ratings with 95 % confidence intervals."""
-    from training.arena import format_table, round_robin
+    from training.arena import JOURNAL_NAME, ArenaError, JournalWarning, format_table, round_robin
 
     rules, options, limit = _game(game, rule, max_plies)
     for spec in agents:
         _build(spec)
     if workers < 1:
         _fail(f"--workers must be >= 1, got {workers}")
+    if resume and out is None:
+        _fail(f"--resume continues the tournament recorded in --out DIR ({JOURNAL_NAME}): give its --out")
     if out is not None:
         writable_directory(out)
-    result = round_robin(agents, games, seed, workers, opening_plies, limit, progress, game=rules.name,
-                         backend=backend, address=address, **options)  # fmt: skip
+    with warnings.catch_warnings():  # a journal's cut last line: one line on stderr, as the tournament starts
+        warnings.simplefilter("always", JournalWarning)
+        warnings.showwarning = lambda message, *_: typer.echo(f"warning: {one_line(str(message))}", err=True)
+        journal = None if out is None else out / JOURNAL_NAME
+        try:
+            result = round_robin(agents, games, seed, workers, opening_plies, limit, progress, game=rules.name,
+                                 backend=backend, address=address, journal=journal, resume=resume,
+                                 **options)  # fmt: skip
+        except ArenaError as error:
+            _fail(str(error), code=1)
     typer.echo(format_table(result))
     if out is not None:
         for path in _write_results(result, out):

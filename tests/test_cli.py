@@ -75,7 +75,8 @@ def test_arena_prints_a_table_writes_files_and_json(tmp_path):
     table = json.loads(result.output.strip().splitlines()[-1])
     assert {row["agent"] for row in table} == {"random", "greedy"}
     assert sum(row["games"] for row in table) == 8
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["elo.png", "games.csv", "results.json", "standings.csv"]
+    names = ["elo.png", "games.csv", "games.jsonl", "results.json", "standings.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == names
 
 
 def test_agents_take_several_values_after_one_flag():

@@ -13,6 +13,13 @@ Elo is the maximum-likelihood Bradley-Terry model on scores (win 1, draw 0.5, lo
 drawn games added between every pair that met (so an agent that won or lost every game still gets a finite rating),
 95 % confidence intervals from the inverse Hessian of the log-likelihood, and ratings anchored so that their mean
 is 1500 (or, with ``anchor=name``, so that agent is at 0).
+
+Long tournaments: a worker process that dies (the out-of-memory killer, ``kill -9``) stops the arena at once with an
+:class:`ArenaError` naming it, rather than leaving it waiting for a game that will never come. With a journal
+(``journal=PATH``; ``awale arena --out DIR`` keeps ``DIR/games.jsonl``) each game is appended to it as it ends (one
+JSON object per line, after a first line holding the tournament's settings), and ``resume=True`` (``--resume``)
+reads the games back and plays only the missing ones: a game is known by its task index (the tasks follow from the
+settings), so the results are those of an uninterrupted run.
 """
 
 from __future__ import annotations
@@ -21,11 +28,15 @@ import csv
 import json
 import math
 import multiprocessing
+import pickle
 import signal
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+import traceback
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from dataclasses import asdict, dataclass, field, fields
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +54,38 @@ GAME_DEFAULT = "default"
 
 ELO_SCALE = 400.0 / math.log(10.0)
 Z_95 = 1.959964
+
+#: The journal's file name in the CLI's ``--out`` folder.
+JOURNAL_NAME = "games.jsonl"
+#: What the journal's first line says it is.
+JOURNAL_FORMAT = "awale arena games"
+JOURNAL_VERSION = 1
+#: The settings a resumed tournament must share with its journal (they fix the tasks), and their CLI options.
+SETTING_OPTIONS = {
+    "agents": "--agents",
+    "games_per_pair": "--games",
+    "seed": "--seed",
+    "game": "--game",
+    "rules": "--rule",
+    "opening_plies": "--opening-plies",
+    "max_plies": "--max-plies",
+}
+
+
+class ArenaError(RuntimeError):
+    """The arena cannot go on: one of its worker processes died."""
+
+
+class JournalError(ValueError):
+    """A journal that cannot be resumed: other settings, or a malformed line (other than a last one cut short)."""
+
+
+class JournalWarning(UserWarning):
+    """A journal's last line was cut short (the arena was killed while writing it): its game is played again."""
+
+
+class WorkerTraceback(Exception):
+    """The traceback of an exception raised in a worker process: the ``__cause__`` of the one raised here."""
 
 
 @dataclass(frozen=True)
@@ -226,35 +269,154 @@ def workers_ignore_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+def _serve(connection: Connection) -> None:
+    """A worker process: play each task received on ``connection`` and send back ``(result, None)``, or when the game
+    raised ``(None, (pickled error or None, error as text, traceback))``; stop when the arena closes its end or dies."""
+    while True:
+        try:
+            task = connection.recv()
+        except EOFError:
+            return
+        try:
+            reply: tuple[Any, Any] = (run_task(task), None)
+        except Exception as error:
+            try:
+                pickled: bytes | None = pickle.dumps(error)
+            except Exception:
+                pickled = None
+            reply = (None, (pickled, f"{type(error).__name__}: {error}", traceback.format_exc()))
+        try:
+            connection.send(reply)
+        except OSError:
+            return
+
+
+def _exit_status(process: multiprocessing.process.BaseProcess) -> str:
+    """How a dead worker process ended: its exit code, or the signal that killed it."""
+    process.join(timeout=5)
+    code = process.exitcode
+    if code is None:
+        return "exit code unknown"
+    if code >= 0:
+        return f"exit code {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = f"signal {-code}"
+    oom = ", as by the out-of-memory killer" if -code == signal.SIGKILL else ""
+    return f"exit code {code}: killed by {name}{oom}"
+
+
+class _Worker:
+    """A worker process (started here) with this end of its pipe, and the task it plays (with its position)."""
+
+    def __init__(self, context: Any) -> None:
+        self.connection, theirs = context.Pipe()
+        self.process = context.Process(target=_serve, args=(theirs,), daemon=True)
+        self.process.start()
+        theirs.close()  # its only copy left in the worker: the pipe ends (EOFError here) when the worker dies
+        self.job: tuple[int, GameTask] | None = None
+
+    def give(self, job: tuple[int, GameTask] | None) -> None:
+        self.job = job
+        if job is not None:
+            try:
+                self.connection.send(job[1])
+            except OSError:
+                pass  # it died: its end of the pipe is closed, which collect() reports
+
+    def collect(self) -> tuple[int, GameResult]:
+        """The position and result of the task it played; ArenaError if it died, the game's error if it raised."""
+        assert self.job is not None
+        position, task = self.job
+        try:
+            result, failure = self.connection.recv()
+        except (EOFError, OSError):
+            raise ArenaError(
+                f"arena worker process {self.process.pid} died ({_exit_status(self.process)}) during game "
+                f"{task.index} ({task.specs[0]} against {task.specs[1]})"
+            ) from None
+        self.job = None
+        if failure is not None:
+            pickled, text, trace = failure
+            try:
+                error = pickle.loads(pickled)
+            except Exception:
+                error = RuntimeError(text)
+            raise error from WorkerTraceback(trace)
+        return position, result
+
+
+def _run_in_processes(tasks: list[GameTask], workers: int, finished: Callable[[GameResult], None]) -> list[GameResult]:
+    """Play ``tasks`` on ``workers`` worker processes, one task at a time each; results in task order, and
+    ``finished(result)`` as each comes. The arena waits on the workers' pipes and on their process sentinels, so a
+    worker that dies raises ArenaError at once (multiprocessing's Pool replaces it and waits forever for its game).
+    Leaving, on an error or Ctrl-C, terminates every worker without waiting for the games under way; the workers
+    leave Ctrl-C to this process."""
+    context = multiprocessing.get_context("spawn")
+    results: list[Any] = [None] * len(tasks)
+    jobs = iter(enumerate(tasks))
+    pool: list[_Worker] = []
+    try:
+        with workers_ignore_interrupts():
+            for _ in range(min(workers, len(tasks))):
+                pool.append(_Worker(context))
+        for worker in pool:
+            worker.give(next(jobs, None))
+        while busy := [worker for worker in pool if worker.job is not None]:
+            ready = set(wait([worker.connection for worker in busy] + [worker.process.sentinel for worker in busy]))
+            for worker in busy:
+                if worker.connection in ready or worker.process.sentinel in ready:
+                    position, result = worker.collect()
+                    results[position] = result
+                    finished(result)
+                    worker.give(next(jobs, None))
+    finally:
+        for worker in pool:
+            worker.process.terminate()
+        for worker in pool:
+            worker.process.join(timeout=10)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join()
+            worker.connection.close()
+    return results
+
+
 def run_tasks(
-    tasks: list[GameTask], workers: int = 1, progress: bool = True, backend: str = "process", address: str | None = None
+    tasks: list[GameTask],
+    workers: int = 1,
+    progress: bool = True,
+    backend: str = "process",
+    address: str | None = None,
+    finished: Callable[[GameResult], None] | None = None,
 ) -> list[GameResult]:
     """Play every task, in ``workers`` processes if more than one, or with ``backend="ray"`` on ``workers`` Ray actors
-    of the cluster at ``address`` (:mod:`training.ray_backend`); results in task order."""
+    of the cluster at ``address`` (:mod:`training.ray_backend`); results in task order, and ``finished(result)``
+    called as each game ends (in the order they end). ArenaError if a worker process dies."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     bar = tqdm(total=len(tasks), desc="games", unit="game", disable=not progress)
-    if backend == "ray":
-        from training.ray_backend import run_tasks as run_tasks_on_ray  # imports Ray: only for this backend
 
-        results = run_tasks_on_ray(tasks, workers, address, bar.update)
-    elif workers <= 1:
-        results = []
-        for task in tasks:
-            results.append(run_task(task))
-            bar.update()
-    else:
-        # multiprocessing's Pool rather than an executor: leaving its block terminates the workers, so Ctrl-C (or an
-        # error) does not wait for the games under way; the workers leave Ctrl-C to this process.
-        with workers_ignore_interrupts():
-            pool = multiprocessing.get_context("spawn").Pool(workers)
-        with pool:
+    def done(result: GameResult) -> None:
+        if finished is not None:
+            finished(result)
+        bar.update()
+
+    try:
+        if backend == "ray":
+            from training.ray_backend import run_tasks as run_tasks_on_ray  # imports Ray: only for this backend
+
+            return run_tasks_on_ray(tasks, workers, address, done)
+        if workers <= 1:
             results = []
-            for result in pool.imap(run_task, tasks, chunksize=1):
-                results.append(result)
-                bar.update()
-    bar.close()
-    return results
+            for task in tasks:
+                results.append(run_task(task))
+                done(results[-1])
+            return results
+        return _run_in_processes(tasks, workers, done)
+    finally:
+        bar.close()
 
 
 def _check_specs(specs: list[str], game: str) -> None:
@@ -299,12 +461,19 @@ def round_robin(
     game: str = DEFAULT_GAME,
     backend: str = "process",
     address: str | None = None,
+    journal: str | Path | None = None,
+    resume: bool = False,
     **options: Any,
 ) -> TournamentResult:
     """Every pair of agents plays ``games_per_pair`` games (an even number: mirrored pairs) of ``game`` with the
     rule flags ``options`` (e.g. ``game="oware", preset="openspiel"``) and ``max_plies`` (default: the game's own
     limit), on ``workers`` processes or Ray actors (``backend``, ``address``: :func:`run_tasks`); returns the games,
-    the standings with Elo (see the module docstring) and per-pair counts."""
+    the standings with Elo (see the module docstring) and per-pair counts.
+
+    ``journal``: a file where each game is appended as it ends (replaced at the start, unless ``resume``);
+    ``resume=True`` plays only the games it lacks (:func:`open_journal`). ArenaError if a worker process dies."""
+    if resume and journal is None:
+        raise ValueError("resume=True needs the journal to resume from (journal=PATH; awale arena --out DIR)")
     if isinstance(games_per_pair, bool) or not isinstance(games_per_pair, int) or games_per_pair < 2:
         raise ValueError(f"games per pair must be an even integer >= 2, got {games_per_pair!r}")
     if games_per_pair % 2:
@@ -313,8 +482,32 @@ def round_robin(
         raise ValueError(f"opening plies must be a non-negative integer, got {opening_plies!r}")
     game, max_plies = check_game(game, options, max_plies)
     _check_specs(specs, game)
-    tasks = make_tasks(specs, games_per_pair, seed, opening_plies, max_plies, game, tuple(sorted(options.items())))
-    games = run_tasks(tasks, workers, progress, backend, address)
+    rules = tuple(sorted(options.items()))
+    tasks = make_tasks(specs, games_per_pair, seed, opening_plies, max_plies, game, rules)
+    games: list[GameResult] = []
+    if journal is not None:
+        journal = Path(journal)
+        settings = tournament_settings(specs, games_per_pair, seed, opening_plies, max_plies, game, rules)
+        games = open_journal(journal, settings, tasks, resume)
+    recorded = {g.index for g in games}
+    with journal.open("a", encoding="utf-8") if journal is not None else nullcontext() as file:
+
+        def finished(result: GameResult) -> None:
+            games.append(result)
+            if file is not None:
+                file.write(json.dumps(asdict(result)) + "\n")
+                file.flush()  # in the file as soon as the game ends, whatever stops this process later
+
+        try:
+            run_tasks([t for t in tasks if t.index not in recorded], workers, progress, backend, address, finished)
+        except ArenaError as error:
+            if journal is None:
+                hint = "a journal (awale arena --out DIR; journal=PATH) keeps the finished games for a resume"
+            else:
+                hint = (f"the {len(games)} finished games of {len(tasks)} are in {journal}: run again with "
+                        f"resume=True (awale arena --resume) to play only the others")  # fmt: skip
+            raise ArenaError(f"{error}; {hint}") from None
+    games.sort(key=lambda g: g.index)
     result = summarize(specs, seed, games, prior_draws)
     result.game = game
     return result
@@ -325,6 +518,121 @@ def play_match(
 ) -> TournamentResult:
     """A match between two agents: a round robin of two."""
     return round_robin([spec_a, spec_b], games, seed, workers, **kwargs)
+
+
+# --- the journal -------------------------------------------------------------------------------------------------
+
+
+def tournament_settings(
+    specs: list[str],
+    games_per_pair: int,
+    seed: int,
+    opening_plies: int,
+    max_plies: int | None,
+    game: str,
+    options: tuple[tuple[str, Any], ...],
+) -> dict[str, Any]:
+    """What fixes a tournament's tasks (:func:`make_tasks`), as JSON values: the first line of its journal."""
+    settings = {"agents": list(specs), "games_per_pair": games_per_pair, "seed": seed, "game": game,
+                "rules": dict(options), "opening_plies": opening_plies, "max_plies": max_plies}  # fmt: skip
+    return json.loads(json.dumps(settings))
+
+
+def start_journal(path: Path, settings: dict[str, Any]) -> None:
+    """Begin the journal at ``path`` (replacing any): its first line holds the format and the ``settings``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    header = {"format": JOURNAL_FORMAT, "version": JOURNAL_VERSION, "settings": settings}
+    path.write_text(json.dumps(header) + "\n", encoding="utf-8")
+
+
+def open_journal(path: Path, settings: dict[str, Any], tasks: list[GameTask], resume: bool) -> list[GameResult]:
+    """Make ``path`` ready for the games of ``tasks`` to be appended, and return those it already holds.
+
+    Without ``resume``, or when there is no journal yet, a new one is started. With ``resume``, its settings must be
+    ``settings`` (JournalError naming each that differs) and each line a game of ``tasks`` (its index, agents and
+    opening), read as plain JSON. A last line that is cut short or not JSON (the arena was killed while writing it)
+    is dropped from the file with a JournalWarning, and its game played again; any other bad line is a JournalError.
+    """
+    if not resume or not path.exists():
+        start_journal(path, settings)
+        return []
+    lines = path.read_bytes().split(b"\n")
+    if not lines[-1]:
+        lines.pop()  # the file ends with a whole line
+    records: list[Any] = []
+    for number, line in enumerate(lines, 1):
+        try:
+            records.append(json.loads(line))
+        except ValueError:
+            if number < len(lines):
+                raise JournalError(f"{path} line {number}: not JSON: {line[:80]!r}") from None
+    cut = len(records) < len(lines)  # the last line: dropped once the others are known to be good
+    cut_line = (
+        f"{path} line {len(lines)} (the last) is cut short or not JSON, as when the arena is killed while writing it"
+    )
+    if not records:  # an empty journal, or one cut short in its first line
+        if cut:
+            warnings.warn(f"{cut_line}: the tournament starts again", JournalWarning, stacklevel=3)
+        start_journal(path, settings)
+        return []
+    header, *games = records
+    if not isinstance(header, dict) or header.get("format") != JOURNAL_FORMAT:
+        raise JournalError(f"{path} line 1: not the settings line of an arena journal")
+    if header.get("version") != JOURNAL_VERSION:
+        raise JournalError(f"{path} line 1: journal version {header.get('version')!r}, this arena reads "
+                           f"{JOURNAL_VERSION}")  # fmt: skip
+    if not isinstance(header.get("settings"), dict):
+        raise JournalError(f"{path} line 1: no settings")
+    recorded = header["settings"]
+    differences = [
+        f"{name} ({SETTING_OPTIONS.get(name, 'unknown')}) is {recorded.get(name)!r} there, {settings.get(name)!r} here"
+        for name in [*settings, *(name for name in recorded if name not in settings)]
+        if json.dumps(recorded.get(name), sort_keys=True) != json.dumps(settings.get(name), sort_keys=True)
+    ]
+    if differences:
+        raise JournalError(
+            f"cannot resume from {path}, a tournament with other settings: {'; '.join(differences)}; resume with "
+            "its settings, or start again without --resume (resume=False)"
+        )
+    results: dict[int, GameResult] = {}
+    for number, record in enumerate(games, 2):
+        try:
+            result = _recorded_game(record, tasks)
+        except ValueError as error:
+            raise JournalError(f"{path} line {number}: {error}") from None
+        if result.index in results:
+            raise JournalError(f"{path} line {number}: game {result.index} again")
+        results[result.index] = result
+    if cut:
+        warnings.warn(f"{cut_line}: dropped, its game to be played again", JournalWarning, stacklevel=3)
+        with path.open("r+b") as file:
+            file.truncate(sum(len(line) + 1 for line in lines[:-1]))
+    return list(results.values())
+
+
+def _recorded_game(record: Any, tasks: list[GameTask]) -> GameResult:
+    """The GameResult of a journal line, checked against the task of its index; ValueError says what is wrong."""
+    names = [f.name for f in fields(GameResult)]
+    if not isinstance(record, dict) or sorted(record) != sorted(names):
+        raise ValueError(f"not a game (an object with the fields {', '.join(names)})")
+    index = record["index"]
+    if type(index) is not int or not 0 <= index < len(tasks):
+        raise ValueError(f"game index {index!r} is not one of this tournament's 0 to {len(tasks) - 1}")
+    task = tasks[index]
+    if record["specs"] != list(task.specs) or record["opening"] != list(task.opening):
+        raise ValueError(f"game {index} has other agents or another opening than this tournament's game {index}")
+    winner, stores, plies, end_reason = record["winner"], record["stores"], record["plies"], record["end_reason"]
+    if not (
+        (winner is None or (type(winner) is int and winner in (0, 1)))
+        and isinstance(stores, list)
+        and len(stores) == 2
+        and all(type(store) is int for store in stores)
+        and type(plies) is int
+        and plies >= 0
+        and isinstance(end_reason, str)
+    ):
+        raise ValueError(f"game {index}: a bad winner, stores, plies or end reason")
+    return GameResult(index, task.specs, task.opening, winner, tuple(stores), plies, end_reason)
 
 
 # --- results and Elo ---------------------------------------------------------------------------------------------

@@ -104,11 +104,11 @@ def run_jobs(
     call: Callable[[Any, Any], ray.ObjectRef],
     jobs: Sequence[Any],
     pinned: bool,
-    done: Callable[[], None] | None = None,
+    done: Callable[[Any], None] | None = None,
 ) -> list[Any]:
     """Run every job as ``call(actor, job)`` and return the results in job order. ``pinned``: job i runs on actor i
     (the actor holds its state); otherwise each idle actor takes the next job. A job whose actor is lost runs again
-    on its replacement; ``done()`` is called after each finished job."""
+    on its replacement; ``done(result)`` is called after each finished job."""
     results: list[Any] = [None] * len(jobs)
     pending: dict[ray.ObjectRef, tuple[int, int]] = {}
     waiting = deque(range(len(jobs)))
@@ -129,7 +129,7 @@ def run_jobs(
             submit(job, actor)
             continue
         if done is not None:
-            done()
+            done(results[job])
         if waiting and not pinned:
             submit(waiting.popleft(), actor)
     return results
@@ -180,9 +180,13 @@ class RaySelfPlayPool:
 
 
 def run_tasks(
-    tasks: list[arena.GameTask], workers: int, address: str | None, done: Callable[[], None] | None = None
+    tasks: list[arena.GameTask],
+    workers: int,
+    address: str | None,
+    done: Callable[[arena.GameResult], None] | None = None,
 ) -> list[arena.GameResult]:
-    """Play arena tasks on ``workers`` Ray actors (at ``address``, or a Ray started here); results in task order."""
+    """Play arena tasks on ``workers`` Ray actors (at ``address``, or a Ray started here); results in task order, and
+    ``done(result)`` as each game ends."""
     if workers < 1:
         raise ValueError(f"the arena on Ray plays on --workers actors: give at least 1, got {workers}")
     owns_ray = connect(address)

@@ -28,8 +28,9 @@ from awale_env.games.awale16_2023.state import LETTERS, EditionState, status_lin
 TOP_ROW = range(16, 8, -1)
 BOTTOM_ROW = range(1, 9)
 
-#: Each colour's ANSI escape and its seeds' colour in the image (transparent seeds: pale glass, readable on wood).
-ANSI = {"red": "\x1b[31m", "blue": "\x1b[34m", "transparent": "\x1b[97m"}
+#: Each colour's ANSI escape (transparent seeds in the terminal's own text colour, readable on light and dark
+#: backgrounds) and its seeds' colour in the image (pale glass, readable on wood).
+ANSI = {"red": "\x1b[31m", "blue": "\x1b[34m", "transparent": "\x1b[39m"}
 RGB = {"red": (215, 40, 40), "blue": (40, 90, 220), "transparent": (225, 240, 245)}
 _BOLD, _RESET = "\x1b[1m", "\x1b[0m"
 

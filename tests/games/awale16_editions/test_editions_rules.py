@@ -298,7 +298,9 @@ def test_pictures_show_the_three_colours():
     game = get_game("awale16_2025")
     state = game.initial().play("3TB")
     text = game.render_ansi(state, 11)
-    assert "\x1b[97m" in text and "[" in text and "last move 3TB" in text
+    assert "\x1b[31m" in text and "\x1b[34m" in text and "[" in text and "last move 3TB" in text
+    # transparent seeds in the terminal's own text colour: bright white vanished on light backgrounds
+    assert "\x1b[39m" in text and "\x1b[97m" not in text
     image = game.render_rgb(state, 11)
     assert image.ndim == 3 and image.dtype == np.uint8
     for colour in RGB.values():

@@ -1,0 +1,201 @@
+"""A long arena survives what stops it: a worker process killed from outside ends the arena at once with an error
+(never a hang), and the journal (``--out DIR`` keeps ``DIR/games.jsonl``) lets ``--resume`` play only the missing
+games, for the results of an uninterrupted run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from training.arena import (
+    GameTask,
+    JournalError,
+    JournalWarning,
+    WorkerTraceback,
+    play_match,
+    round_robin,
+    run_tasks,
+)
+
+AWALE = str(Path(sys.executable).with_name("awale"))
+SPECS = ["random", "greedy", "alphabeta:depth=1"]
+SETTINGS = {"games_per_pair": 4, "seed": 3, "progress": False}  # 12 games
+
+
+def awale(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([AWALE, *args], capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def full(tmp_path_factory):
+    """An uninterrupted tournament on two workers, its journal kept: (result, journal lines)."""
+    journal = tmp_path_factory.mktemp("full") / "games.jsonl"
+    result = round_robin(SPECS, workers=2, journal=journal, **SETTINGS)
+    return result, journal.read_text().splitlines(keepends=True)
+
+
+def test_the_journal_holds_the_settings_then_every_game(full):
+    result, lines = full
+    header = json.loads(lines[0])
+    assert header["format"] == "awale arena games"
+    assert header["settings"] == {"agents": SPECS, "games_per_pair": 4, "seed": 3, "game": "awale16", "rules": {},
+                                  "opening_plies": 4, "max_plies": 400}  # fmt: skip
+    games = [json.loads(line) for line in lines[1:]]
+    assert sorted(g["index"] for g in games) == list(range(12))
+    assert {g["index"]: g["stores"] for g in games} == {g.index: list(g.stores) for g in result.games}
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_resumed_tournament_gives_the_results_of_an_uninterrupted_one(full, tmp_path, workers):
+    result, lines = full
+    journal = tmp_path / "games.jsonl"
+    journal.write_text("".join(lines[:6]))  # stopped after 5 games
+    resumed = round_robin(SPECS, workers=workers, journal=journal, resume=True, **SETTINGS)
+    assert resumed.games == result.games
+    assert resumed.table() == result.table() and resumed.pairs == result.pairs
+    recorded = journal.read_text().splitlines(keepends=True)
+    assert recorded[:6] == lines[:6] and sorted(json.loads(line)["index"] for line in recorded[1:]) == list(range(12))
+    again = round_robin(SPECS, workers=workers, journal=journal, resume=True, **SETTINGS)  # nothing left to play
+    assert again.games == result.games and journal.read_text().splitlines(keepends=True) == recorded
+
+
+def test_a_last_line_cut_short_is_dropped_with_a_warning_and_its_game_replayed(full, tmp_path):
+    result, lines = full
+    journal = tmp_path / "games.jsonl"
+    journal.write_text("".join(lines[:4]) + lines[4][:30])
+    with pytest.warns(JournalWarning, match="line 5 \\(the last\\) is cut short"):
+        resumed = round_robin(SPECS, journal=journal, resume=True, **SETTINGS)
+    assert resumed.games == result.games
+    recorded = journal.read_text().splitlines()
+    assert len(recorded) == 13 and all(json.loads(line) for line in recorded)
+
+
+def test_a_journal_cut_in_its_settings_line_or_empty_starts_again(full, tmp_path):
+    journal = tmp_path / "games.jsonl"
+    journal.write_text(full[1][0][:25])
+    with pytest.warns(JournalWarning, match="the tournament starts again"):
+        resumed = play_match("random", "greedy", 2, seed=1, progress=False, journal=journal, resume=True)
+    assert len(resumed.games) == 2 and len(journal.read_text().splitlines()) == 3
+    journal.write_text("")
+    assert play_match("random", "greedy", 2, seed=1, progress=False, journal=journal, resume=True) == resumed
+
+
+def test_resume_without_a_journal_file_plays_everything_and_without_resume_the_journal_is_replaced(tmp_path):
+    journal = tmp_path / "new" / "games.jsonl"
+    first = play_match("random", "greedy", 2, seed=1, progress=False, journal=journal, resume=True)
+    second = play_match("random", "greedy", 2, seed=1, progress=False, journal=journal)
+    assert first.games == second.games and len(journal.read_text().splitlines()) == 3
+    with pytest.raises(ValueError, match="resume=True needs the journal"):
+        play_match("random", "greedy", 2, progress=False, resume=True)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"seed": 4}, "seed \\(--seed\\) is 3 there, 4 here"),
+        ({"games_per_pair": 2}, "games_per_pair \\(--games\\) is 4 there, 2 here"),
+        ({"specs": SPECS[::-1]}, "agents \\(--agents\\) is"),
+        ({"max_plies": 300}, "max_plies \\(--max-plies\\) is 400 there, 300 here"),
+        ({"opening_plies": 2}, "opening_plies \\(--opening-plies\\)"),
+        ({"game": "awale16_2025", "end_at_both_40": True}, "game \\(--game\\).*rules \\(--rule\\) is \\{\\} there"),
+    ],
+)
+def test_resuming_with_other_settings_names_them(full, tmp_path, change, message):
+    journal = tmp_path / "games.jsonl"
+    journal.write_text("".join(full[1][:3]))
+    arguments = {"specs": SPECS, **SETTINGS, **change}
+    with pytest.raises(JournalError, match="cannot resume from .*other settings: " + message):
+        round_robin(journal=journal, resume=True, **arguments)
+    assert journal.read_text() == "".join(full[1][:3])  # left as it was
+
+
+def game_line(line: str, **change: object) -> str:
+    return json.dumps({**json.loads(line), **change}) + "\n"
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda lines: lines[:2] + ["{not json\n"] + lines[2:4], "line 3: not JSON"),
+        (lambda lines: lines[:3] + [lines[2]], "line 4: game \\d+ again"),
+        (lambda lines: lines[:2] + [game_line(lines[2], index=99)], "line 3: game index 99 is not one of"),
+        (lambda lines: lines[:2] + [game_line(lines[2], opening=[0])], "line 3: game \\d+ has other agents"),
+        (lambda lines: lines[:2] + [game_line(lines[2], winner="0")], "line 3: game \\d+: a bad winner"),
+        (lambda lines: lines[:2] + ['{"index": 0}\n'], "line 3: not a game"),
+        (lambda lines: ['{"format": "something else"}\n'] + lines[1:3], "line 1: not the settings line"),
+        (lambda lines: ["[]\n"] + lines[1:3], "line 1: not the settings line"),
+        (lambda lines: [game_line(lines[0], version=2)] + lines[1:3], "line 1: journal version 2, this arena reads 1"),
+    ],
+)
+def test_a_malformed_journal_is_refused(full, tmp_path, edit, message):
+    journal = tmp_path / "games.jsonl"
+    journal.write_text("".join(edit(full[1])))
+    with pytest.raises(JournalError, match=message):
+        round_robin(SPECS, journal=journal, resume=True, **SETTINGS)
+
+
+def test_an_error_in_a_worker_is_raised_here_with_its_traceback():
+    task = GameTask(0, ("random", "greedy"), (), (1, 2), None, game="nosuch")
+    with pytest.raises(ValueError, match="nosuch") as caught:
+        run_tasks([task, task], workers=2, progress=False)
+    assert isinstance(caught.value.__cause__, WorkerTraceback) and "get_game" in str(caught.value.__cause__)
+
+
+def workers_of(process: psutil.Process) -> list[psutil.Process]:
+    return [child for child in process.children() if "spawn_main" in " ".join(child.cmdline())]
+
+
+def test_a_killed_worker_stops_the_arena_at_once_with_an_error(tmp_path):
+    out = tmp_path / "out"
+    args = ["arena", "--agents", "mcts:time=60", "greedy", "--games", "2", "--workers", "2", "--no-progress"]
+    with (tmp_path / "stderr").open("w") as stderr:
+        arena = subprocess.Popen([AWALE, *args, "--out", str(out)], stdout=subprocess.DEVNULL, stderr=stderr,
+                                 start_new_session=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while len(workers := workers_of(psutil.Process(arena.pid))) < 2:
+            assert time.monotonic() < deadline, "the arena's workers did not start"
+            time.sleep(0.2)
+        time.sleep(1.0)  # both play a game of mcts:time=60
+        workers[0].send_signal(signal.SIGKILL)
+        killed = time.monotonic()
+        code = arena.wait(timeout=60)
+    finally:
+        if arena.poll() is None:
+            os.killpg(arena.pid, signal.SIGKILL)
+            arena.wait()
+    assert time.monotonic() - killed < 20
+    error = (tmp_path / "stderr").read_text()
+    assert code == 1 and "Traceback" not in error, error
+    assert error.startswith(f"error: arena worker process {workers[0].pid} died (exit code -9: killed by SIGKILL")
+    assert "during game" in error and "--resume" in error
+    _, alive = psutil.wait_procs(workers, timeout=10)
+    assert alive == []
+    assert json.loads((out / "games.jsonl").read_text())["settings"]["agents"] == ["mcts:time=60", "greedy"]
+
+
+def test_the_cli_resumes_a_stopped_tournament(tmp_path):
+    args = ["arena", "--agents", *SPECS, "--games", "4", "--seed", "3", "--no-progress", "--json"]
+    whole = awale(*args, "--out", str(tmp_path / "whole"))
+    assert whole.returncode == 0, whole.stderr
+    lines = (tmp_path / "whole" / "games.jsonl").read_text().splitlines(keepends=True)
+    (tmp_path / "stopped").mkdir()
+    (tmp_path / "stopped" / "games.jsonl").write_text("".join(lines[:7]) + lines[7][:40])
+    resumed = awale(*args, "--out", str(tmp_path / "stopped"), "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stderr.startswith("warning: ") and "line 8 (the last) is cut short" in resumed.stderr
+    assert resumed.stdout.splitlines()[-1] == whole.stdout.splitlines()[-1]
+    results = [json.loads((tmp_path / d / "results.json").read_text()) for d in ("whole", "stopped")]
+    assert results[0] == results[1]
+    other = awale(*args[:-1], "--seed", "4", "--out", str(tmp_path / "stopped"), "--resume")
+    assert other.returncode == 2 and "seed (--seed) is 3 there, 4 here" in other.stderr
+    alone = awale(*args, "--resume")
+    assert alone.returncode == 2 and "--resume continues the tournament recorded in --out DIR" in alone.stderr

@@ -1,0 +1,69 @@
+"""benchmarks/strength.py, the strength table's script, in miniature: two budgets of three agents, the markdown with
+both tables and how they were made, the plot, and a resume that plays only the games its journals lack."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import training.arena
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "strength.py"
+AGENTS = ["random", "greedy", "alphabeta:depth=1,time={t}"]  # 3 pairs x 2 games: 6 games per budget
+
+
+def load_script(monkeypatch):
+    """The script as a module (registered while the test runs: its dataclass looks itself up there)."""
+    spec = importlib.util.spec_from_file_location("strength", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "strength", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def standings(folder: Path) -> dict[str, dict[str, str]]:
+    with (folder / "standings.csv").open() as f:
+        return {row["agent"]: row for row in csv.DictReader(f)}
+
+
+def test_two_budgets_then_a_resume_of_what_is_missing(tmp_path, monkeypatch):
+    strength = load_script(monkeypatch)
+    played = []
+    run_task = training.arena.run_task
+    monkeypatch.setattr(training.arena, "run_task", lambda task: played.append(task.specs) or run_task(task))
+    markdown, plot, out = tmp_path / "doc" / "strength.md", tmp_path / "doc" / "strength.png", tmp_path / "runs"
+    argv = ["--agents", *AGENTS, "--times", "0.02", "0.01", "--games", "2", "--workers", "1", "--seed", "3",
+            "--max-plies", "80", "--out-dir", str(out), "--markdown", str(markdown), "--plot", str(plot)]  # fmt: skip
+
+    strength.main(argv)
+    assert len(played) == 12
+    text = markdown.read_text()
+    assert "python benchmarks/strength.py --agents random greedy 'alphabeta:depth=1,time={t}' --times 0.02 0.01" in text
+    assert "## 0.01 s per move" in text and "## 0.02 s per move" in text
+    assert "| `alphabeta:depth=1,time=0.01` |" in text and "| `alphabeta:depth=1,time=0.02` |" in text
+    assert "| `alphabeta:depth=1,time={t}` |" in text  # the summary: one row per agent, one column per budget
+    assert text.count("load average") == 2 and "cores" in text
+    assert "![Elo against time per move](strength.png)" in text
+    assert plot.read_bytes().startswith(b"\x89PNG")
+    for seconds in ("0.01", "0.02"):
+        folder = out / f"{seconds}s"
+        files = {path.name for path in folder.iterdir()}
+        assert {"games.jsonl", "results.json", "standings.csv", "games.csv", "elo.png"} <= files
+        assert float(standings(folder)["random"]["elo"]) == 0.0  # the anchor, at every budget
+    first = json.loads((out / "0.01s" / "results.json").read_text())
+
+    # Killed during the first budget's last two games and before the second budget's games were kept.
+    journal = out / "0.01s" / "games.jsonl"
+    journal.write_text("".join(journal.read_text().splitlines(keepends=True)[:-2]))
+    for path in (out / "0.02s").iterdir():
+        path.unlink()
+    played.clear()
+    strength.main([*argv, "--resume"])
+    assert len(played) == 2 + 6
+    assert json.loads((out / "0.01s" / "results.json").read_text())["games"] == first["games"]
+    text = markdown.read_text()
+    assert "4 games from the journal, 2 played" in text and "--resume" in text
+    assert len((out / "0.02s" / "games.jsonl").read_text().splitlines()) == 1 + 6
