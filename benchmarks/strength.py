@@ -36,9 +36,9 @@ from training.arena import (
     JOURNAL_NAME,
     Standing,
     TournamentResult,
-    elo,
     format_table,
     round_robin,
+    summarize,
     write_results,
 )
 
@@ -112,22 +112,12 @@ def spec_at(template: str, seconds: float) -> str:
     return template.replace(TIME_FIELD, seconds_text(seconds))
 
 
-def anchor_ratings(result: TournamentResult, anchor: str, prior_draws: float = 1.0) -> None:
-    """Refit the Elo of ``result`` (same model, :func:`training.arena.elo`) with ``anchor`` at 0 instead of a mean of
-    1500, so that budgets with other agents share a scale; its confidence intervals become those of differences from
-    the anchor."""
-    index = {spec: i for i, spec in enumerate(result.agents)}
-    points = np.zeros((len(index), len(index)))
-    played = np.zeros_like(points)
-    for pair in result.pairs:
-        i, j = index[pair["agent"]], index[pair["opponent"]]
-        points[i, j] = pair["wins"] + 0.5 * pair["draws"]
-        played[i, j] = pair["wins"] + pair["draws"] + pair["losses"]
-    ratings, low, high = elo(points, played, prior_draws, anchor=index[anchor])
-    for standing in result.standings:
-        i = index[standing.agent]
-        standing.elo, standing.elo_low, standing.elo_high = (round(float(x[i]), 1) for x in (ratings, low, high))
-    result.standings.sort(key=lambda s: -s.elo)
+def anchor_ratings(result: TournamentResult, anchor: str) -> TournamentResult:
+    """``result`` with ``anchor`` at Elo 0 instead of a mean of 1500 (same games, same model), so that budgets with
+    other agents share a scale; its confidence intervals become those of differences from the anchor."""
+    anchored = summarize(result.agents, result.seed, result.games, anchor=anchor)
+    anchored.game = result.game
+    return anchored
 
 
 def journal_games(journal: Path, resume: bool) -> int:
@@ -153,7 +143,7 @@ def run_budget(args: argparse.Namespace, seconds: float) -> BudgetRun:
         resume=args.resume,
     )
     wall, load_after = time.perf_counter() - start, os.getloadavg()
-    anchor_ratings(result, spec_at(args.anchor, seconds))
+    result = anchor_ratings(result, spec_at(args.anchor, seconds))
     write_results(result, folder)
     return BudgetRun(seconds, result, folder, from_journal, load_before, load_after, wall)
 

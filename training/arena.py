@@ -638,8 +638,10 @@ def _recorded_game(record: Any, tasks: list[GameTask]) -> GameResult:
 # --- results and Elo ---------------------------------------------------------------------------------------------
 
 
-def summarize(specs: list[str], seed: int, games: list[GameResult], prior_draws: float = 1.0) -> TournamentResult:
-    """Standings, per-pair counts and Elo from a list of games."""
+def summarize(
+    specs: list[str], seed: int, games: list[GameResult], prior_draws: float = 1.0, anchor: str | None = None
+) -> TournamentResult:
+    """Standings, per-pair counts and Elo from a list of games (mean 1500, or agent ``anchor`` at 0: :func:`elo`)."""
     index = {s: i for i, s in enumerate(specs)}
     n = len(specs)
     points = np.zeros((n, n))
@@ -654,7 +656,7 @@ def summarize(specs: list[str], seed: int, games: list[GameResult], prior_draws:
             played[me, other] += 1
             outcome = 0 if s == 1.0 else (1 if s == 0.5 else 2)
             wdl[me, other, outcome] += 1
-    ratings, low, high = elo(points, played, prior_draws)
+    ratings, low, high = elo(points, played, prior_draws, None if anchor is None else index[anchor])
     for i, st in enumerate(standings):
         st.wins, st.draws, st.losses = (int(x) for x in wdl[i].sum(axis=0))
         st.games = st.wins + st.draws + st.losses
