@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 
@@ -13,7 +15,8 @@ class Agent(Protocol):
 
     ``name`` labels the agent in tables. Agents may also define ``reset(seed: int | None = None)``, called at the
     start of every game: it forgets per-game memory (search trees, tables) and re-seeds when given a seed, as
-    Gymnasium's ``reset(seed=...)`` does; use :func:`reset_agent` to call it when present.
+    Gymnasium's ``reset(seed=...)`` does; use :func:`reset_agent` to call it when present. An agent that plays with
+    weights read from a file says which with ``weights_file(game) -> Path | None`` (see :func:`weights_digest`).
     """
 
     name: str
@@ -37,6 +40,20 @@ def game_refusal(agent: Agent, spec: str, game: str) -> str | None:
     hint_of = getattr(agent, "other_game_hint", None)
     hint = hint_of(game) if hint_of is not None else None
     return f"agent {spec!r} plays {', '.join(games)} only, not {game!r}" + (f": {hint}" if hint else "")
+
+
+def weights_digest(agent: Agent, game: str) -> str | None:
+    """The SHA-256 of the file whose weights ``agent`` plays ``game`` with (its optional ``weights_file(game)``),
+    None for an agent with no such file: the arena's journal keeps it, so a resume notices a changed network."""
+    weights_file = getattr(agent, "weights_file", None)
+    path = weights_file(game) if weights_file is not None else None
+    if path is None:
+        return None
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def check_seed(seed: int | None) -> int | None:

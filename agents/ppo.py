@@ -353,6 +353,10 @@ class PPOAgent:
         """The games this agent can play (the arena checks it before a tournament)."""
         return pretrained_games() if self.pretrained else (self.net.game.name,)
 
+    def weights_file(self, game: str) -> Path | None:
+        """The checkpoint of the policy that plays ``game`` (None for a policy given in memory)."""
+        return pretrained_path(game) if self.pretrained else self.path
+
     def other_game_hint(self, game: str) -> str | None:
         """For a game no policy is shipped for: how to train one."""
         if not self.pretrained or game in self.games:

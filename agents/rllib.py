@@ -119,12 +119,16 @@ def save_policy(module: ActionMaskingModule, directory: str | Path) -> Path:
     return path
 
 
+def policy_file(path: str | Path) -> Path:
+    """The policy file of ``path``: the path itself, or the :data:`POLICY_FILE` in it when it is a directory."""
+    path = Path(path).expanduser()
+    return path / POLICY_FILE if path.is_dir() else path
+
+
 def load_policy(path: str | Path) -> ActionMaskingModule:
     """The module of a policy file, or of the :data:`POLICY_FILE` in a directory (a run's ``RUN/checkpoint``).
     Reads tensors only (``weights_only``); :class:`awale_env.errors.CheckpointError` names what is wrong."""
-    path = Path(path).expanduser()
-    if path.is_dir():
-        path = path / POLICY_FILE
+    path = policy_file(path)
     if not path.is_file():
         raise CheckpointError(
             f"RLlib policy not found: {path} does not exist (training.rllib_ppo writes RUN/checkpoint/{POLICY_FILE})"
@@ -155,6 +159,7 @@ class RLlibAgent:
         if path is None:
             raise ValueError(f"an rllib agent needs a policy: rllib:path=RUN/checkpoint (or a {POLICY_FILE} file)")
         self._setup(load_policy(path), f"rllib:{Path(path).name}", deterministic, seed)
+        self.path = policy_file(path)
 
     @classmethod
     def from_module(
@@ -163,6 +168,7 @@ class RLlibAgent:
         """An agent playing a module held in memory (the learner's during training)."""
         agent = cls.__new__(cls)
         agent._setup(module, name, deterministic, seed)
+        agent.path = None
         return agent
 
     def _setup(self, module: RLModule, name: str, deterministic: bool, seed: int | None) -> None:
@@ -176,6 +182,10 @@ class RLlibAgent:
     def reset(self, seed: int | None = None) -> None:
         if check_seed(seed) is not None:
             self._rng = np.random.default_rng(seed)
+
+    def weights_file(self, game: str) -> Path | None:
+        """The policy file this agent plays with (None for a module given in memory)."""
+        return self.path
 
     def act(self, state: Any) -> int:
         if game_of(state) is not self.game:

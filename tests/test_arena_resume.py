@@ -4,6 +4,7 @@ games, for the results of an uninterrupted run."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -15,6 +16,10 @@ from pathlib import Path
 import psutil
 import pytest
 
+from agents.alphazero.agent import pretrained_path as alphazero_pretrained_path
+from agents.base import weights_digest
+from agents.ppo import pretrained_path as ppo_pretrained_path
+from agents.registry import make
 from training.arena import (
     GameTask,
     JournalError,
@@ -47,7 +52,7 @@ def test_the_journal_holds_the_settings_then_every_game(full):
     header = json.loads(lines[0])
     assert header["format"] == "awale arena games"
     assert header["settings"] == {"agents": SPECS, "games_per_pair": 4, "seed": 3, "game": "awale16", "rules": {},
-                                  "opening_plies": 4, "max_plies": 400}  # fmt: skip
+                                  "opening_plies": 4, "max_plies": 400, "weights": {}}  # fmt: skip
     games = [json.loads(line) for line in lines[1:]]
     assert sorted(g["index"] for g in games) == list(range(12))
     assert {g["index"]: g["stores"] for g in games} == {g.index: list(g.stores) for g in result.games}
@@ -115,6 +120,41 @@ def test_resuming_with_other_settings_names_them(full, tmp_path, change, message
     with pytest.raises(JournalError, match="cannot resume from .*other settings: " + message):
         round_robin(journal=journal, resume=True, **arguments)
     assert journal.read_text() == "".join(full[1][:3])  # left as it was
+
+
+PPO_SPECS = ["random", "ppo:pretrained"]
+
+
+def test_the_journal_keeps_each_network_file_digest_and_a_resume_refuses_another_network(tmp_path):
+    """A network replaced between a run and its resume (a shipped file updated, a checkpoint overwritten) would mix
+    two players' games under one name: the journal keeps each weights file's SHA-256 and the resume checks it."""
+    journal = tmp_path / "games.jsonl"
+    first = round_robin(PPO_SPECS, games_per_pair=2, seed=1, progress=False, journal=journal)
+    header, *games = journal.read_text().splitlines(keepends=True)
+    settings = json.loads(header)["settings"]
+    shipped = hashlib.sha256(ppo_pretrained_path("awale16").read_bytes()).hexdigest()
+    assert settings["weights"] == {"ppo:pretrained": shipped}
+    assert round_robin(PPO_SPECS, games_per_pair=2, seed=1, progress=False, journal=journal, resume=True) == first
+    changed = json.dumps({"format": "awale arena games", "version": 1,
+                          "settings": {**settings, "weights": {"ppo:pretrained": "0" * 64}}}) + "\n"  # fmt: skip
+    journal.write_text(changed + games[0])
+    with pytest.raises(JournalError, match="the network file of 'ppo:pretrained' is not the one its games were"):
+        round_robin(PPO_SPECS, games_per_pair=2, seed=1, progress=False, journal=journal, resume=True)
+    assert journal.read_text() == changed + games[0]  # left as it was
+    older = {key: value for key, value in settings.items() if key != "weights"}  # a journal from before the digests
+    journal.write_text(json.dumps({"format": "awale arena games", "version": 1, "settings": older}) + "\n" + games[0])
+    assert round_robin(PPO_SPECS, games_per_pair=2, seed=1, progress=False, journal=journal, resume=True) == first
+
+
+def test_weights_digest_follows_the_file_bytes(tmp_path):
+    checkpoint = tmp_path / "net.pt"
+    checkpoint.write_bytes(alphazero_pretrained_path("awale16").read_bytes())
+    agent = make(f"alphazero:path={checkpoint},simulations=2")
+    digest = weights_digest(agent, "awale16")
+    assert digest == hashlib.sha256(checkpoint.read_bytes()).hexdigest()
+    checkpoint.write_bytes(checkpoint.read_bytes() + b"\0")
+    assert weights_digest(agent, "awale16") != digest
+    assert weights_digest(make("alphabeta:depth=1"), "awale16") is None  # no weights file
 
 
 def game_line(line: str, **change: object) -> str:

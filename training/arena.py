@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from agents.base import game_refusal, reset_agent
+from agents.base import game_refusal, reset_agent, weights_digest
 from agents.registry import make
 from awale_env.games import DEFAULT_GAME, get_game
 
@@ -69,6 +69,7 @@ SETTING_OPTIONS = {
     "rules": "--rule",
     "opening_plies": "--opening-plies",
     "max_plies": "--max-plies",
+    "weights": "the SHA-256 of the agents' network files",
 }
 
 
@@ -419,16 +420,23 @@ def run_tasks(
         bar.close()
 
 
-def _check_specs(specs: list[str], game: str) -> None:
+def _check_specs(specs: list[str], game: str) -> dict[str, str]:
+    """Fail fast, in this process, on a bad spec or an agent that cannot play ``game``; return the SHA-256 of the
+    weights file of each agent that has one (:func:`agents.base.weights_digest`), by spec."""
     if len(specs) < 2:
         raise ValueError(f"a tournament needs at least 2 agents, got {len(specs)}")
     if len(set(specs)) != len(specs):
         raise ValueError(f"each agent spec may appear once, got {specs}")
+    digests = {}
     for spec in specs:
-        agent = make(spec)  # fail fast, in this process, on a bad spec or an agent that cannot play the game
+        agent = make(spec)
         refusal = game_refusal(agent, spec, game)
         if refusal is not None:
             raise ValueError(refusal)
+        digest = weights_digest(agent, game)
+        if digest is not None:
+            digests[spec] = digest
+    return digests
 
 
 def check_game(game: str, options: dict[str, Any], max_plies: int | str | None) -> tuple[str, int | None]:
@@ -481,13 +489,13 @@ def round_robin(
     if isinstance(opening_plies, bool) or not isinstance(opening_plies, int) or opening_plies < 0:
         raise ValueError(f"opening plies must be a non-negative integer, got {opening_plies!r}")
     game, max_plies = check_game(game, options, max_plies)
-    _check_specs(specs, game)
+    weights = _check_specs(specs, game)
     rules = tuple(sorted(options.items()))
     tasks = make_tasks(specs, games_per_pair, seed, opening_plies, max_plies, game, rules)
     games: list[GameResult] = []
     if journal is not None:
         journal = Path(journal)
-        settings = tournament_settings(specs, games_per_pair, seed, opening_plies, max_plies, game, rules)
+        settings = tournament_settings(specs, games_per_pair, seed, opening_plies, max_plies, game, rules, weights)
         games = open_journal(journal, settings, tasks, resume)
     recorded = {g.index for g in games}
     with journal.open("a", encoding="utf-8") if journal is not None else nullcontext() as file:
@@ -531,10 +539,13 @@ def tournament_settings(
     max_plies: int | None,
     game: str,
     options: tuple[tuple[str, Any], ...],
+    weights: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """What fixes a tournament's tasks (:func:`make_tasks`), as JSON values: the first line of its journal."""
+    """What fixes a tournament's tasks (:func:`make_tasks`) and its players (``weights``: the SHA-256 of the agents'
+    network files, by spec), as JSON values: the first line of its journal."""
     settings = {"agents": list(specs), "games_per_pair": games_per_pair, "seed": seed, "game": game,
-                "rules": dict(options), "opening_plies": opening_plies, "max_plies": max_plies}  # fmt: skip
+                "rules": dict(options), "opening_plies": opening_plies, "max_plies": max_plies,
+                "weights": dict(weights or {})}  # fmt: skip
     return json.loads(json.dumps(settings))
 
 
@@ -584,8 +595,10 @@ def open_journal(path: Path, settings: dict[str, Any], tasks: list[GameTask], re
     if not isinstance(header.get("settings"), dict):
         raise JournalError(f"{path} line 1: no settings")
     recorded = header["settings"]
+    if "weights" not in recorded:  # a journal from before the digests were kept: its networks cannot be checked
+        settings = {name: value for name, value in settings.items() if name != "weights"}
     differences = [
-        f"{name} ({SETTING_OPTIONS.get(name, 'unknown')}) is {recorded.get(name)!r} there, {settings.get(name)!r} here"
+        _difference(name, recorded.get(name), settings.get(name))
         for name in [*settings, *(name for name in recorded if name not in settings)]
         if json.dumps(recorded.get(name), sort_keys=True) != json.dumps(settings.get(name), sort_keys=True)
     ]
@@ -608,6 +621,14 @@ def open_journal(path: Path, settings: dict[str, Any], tasks: list[GameTask], re
         with path.open("r+b") as file:
             file.truncate(sum(len(line) + 1 for line in lines[:-1]))
     return list(results.values())
+
+
+def _difference(name: str, there: Any, here: Any) -> str:
+    """One setting that differs between a journal (``there``) and this tournament (``here``), said for a user."""
+    if name == "weights" and isinstance(there, dict) and isinstance(here, dict):
+        changed = sorted(spec for spec in {*there, *here} if there.get(spec) != here.get(spec))
+        return f"the network file of {', '.join(map(repr, changed))} is not the one its games were played with"
+    return f"{name} ({SETTING_OPTIONS.get(name, 'unknown')}) is {there!r} there, {here!r} here"
 
 
 def _recorded_game(record: Any, tasks: list[GameTask]) -> GameResult:

@@ -77,6 +77,7 @@ class AlphaZeroAgent:
         self.leaves = leaves
         self._use(net)
         self.pretrained = path is None and (net is None or pretrained)
+        self.path = None if path is None else Path(path)
         self.name = "alphazero" + (f":path={path}" if path else ":pretrained" if self.pretrained else "")
         self.last_simulations = 0
         self.last_value = 0.0
@@ -100,6 +101,10 @@ class AlphaZeroAgent:
 
     def reset(self, seed: int | None = None) -> None:
         """Nothing to forget: the tree is rebuilt at every move and the search has no randomness."""
+
+    def weights_file(self, game: str) -> Path | None:
+        """The checkpoint of the network that plays ``game`` (None for a network given in memory)."""
+        return pretrained_path(game) if self.pretrained else self.path
 
     def other_game_hint(self, game: str) -> str | None:
         """For a game the shipped network does not play: that none is shipped, and how to train one."""
