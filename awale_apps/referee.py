@@ -183,7 +183,7 @@ def check_answer(game: Game, state: Any, line: str) -> tuple[str, int, tuple[int
     claim = None
     if "RESULT" in move:
         words = move.split()
-        if len(words) != 4 or words[0] != "RESULT" or not all(word.isdigit() for word in words[2:]):
+        if len(words) != 4 or words[0] != "RESULT" or not all(word.isascii() and word.isdigit() for word in words[2:]):
             raise Fault("malformed", f"answered {move!r}; a result line is RESULT <move> <score1> <score2>")
         move, claim = words[1], (int(words[2]), int(words[3]))
     try:

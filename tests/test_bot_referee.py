@@ -326,7 +326,9 @@ def test_check_answer():
     state = GAME.initial()
     assert check_answer(GAME, state, "3tb\n") == ("3tb", 11, None)
     assert check_answer(GAME, state, "RESULT 3TB 0 0") == ("3TB", 11, (0, 0))
-    for line, kind in [("", "malformed"), ("17R", "malformed"), ("RESULT 3TB", "malformed"), ("2R", "illegal")]:
+    bad = [("", "malformed"), ("17R", "malformed"), ("RESULT 3TB", "malformed"), ("RESULT 3TB ² 0", "malformed"),
+           ("2R", "illegal")]  # fmt: skip
+    for line, kind in bad:
         with pytest.raises(Fault) as caught:
             check_answer(GAME, state, line)
         assert caught.value.kind == kind, line

@@ -215,6 +215,16 @@ def test_2025_stops_after_400_moves_and_more_seeds_wins():
     assert quiet_move_position(ply=299, max_plies=300).play("1R").end_reason == "ply_limit"
 
 
+def test_the_searches_see_the_nearer_of_the_move_limit_and_max_plies():
+    """The move limit ends a game before any larger ``max_plies``: the searches' root takes it as their horizon
+    (alpha-beta's table tells positions apart by the plies left), which changes no status."""
+    search = get_game("awale16_2025").search
+    assert search.root(quiet_move_position(ply=10)).max_plies == 400
+    assert search.root(quiet_move_position(ply=10, max_plies=1000)).max_plies == 400
+    assert search.root(quiet_move_position(ply=10, max_plies=300)).max_plies == 300
+    assert get_game("awale16_2023").search.root(get_game("awale16_2023").initial(max_plies=None)).max_plies == 0
+
+
 def test_2025_random_games_end_by_the_400th_move_without_a_ply_limit():
     rng = np.random.default_rng(400)
     game = get_game("awale16_2025")
