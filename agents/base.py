@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -64,10 +65,11 @@ def check_seed(seed: int | None) -> int | None:
 
 
 def check_positive(name: str, value: float | None, kind: type = int) -> None:
-    """Validate an optional budget parameter (depth, simulations, time): None or > 0 of the right type."""
+    """Validate an optional budget parameter (depth, simulations, time): None or > 0 and finite, of the right type
+    (a search given ``time=inf`` would never return)."""
     if value is None:
         return
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < math.inf
     if kind is int:
         ok = ok and isinstance(value, int)
     if not ok:

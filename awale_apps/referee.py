@@ -31,6 +31,8 @@ from awale_env.games import Game
 
 #: The seat arguments of the seats 0 (moves first) and 1, by ``seat_style``.
 SEAT_ARGUMENTS = {"names": ("JoueurA", "JoueurB"), "numbers": ("1", "2")}
+#: The longest time per move and start-up the referee takes (an hour: a finite deadline it can wait for).
+MAX_SECONDS = 3600.0
 #: Seconds a program may take to exit after ``END`` before it is killed.
 EXIT_GRACE = 2.0
 #: Lines of a losing program's standard error quoted in the results.
@@ -316,8 +318,9 @@ def referee(
 ) -> tuple[list[GameReport], list[Standing]]:
     """Play ``games`` games between the two commands (seats alternating, program 1 first in game 1); ``on_game``
     is told each game as it ends. ValueError for a command that cannot run or a bad setting."""
-    if games < 1 or seconds <= 0 or startup < 0:
-        raise ValueError(f"need games >= 1, a time > 0 and a start-up >= 0; got {games}, {seconds}, {startup}")
+    if games < 1 or not 0 < seconds <= MAX_SECONDS or not 0 <= startup <= MAX_SECONDS:
+        raise ValueError(f"need games >= 1, a time per move in (0, {MAX_SECONDS:g}] s and a start-up in "
+                         f"[0, {MAX_SECONDS:g}] s; got {games}, {seconds}, {startup}")  # fmt: skip
     if seat_style not in SEAT_ARGUMENTS:
         raise ValueError(f"the seat style is one of {', '.join(SEAT_ARGUMENTS)}, got {seat_style!r}")
     argvs = (split_command(commands[0]), split_command(commands[1]))

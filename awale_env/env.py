@@ -136,7 +136,7 @@ class raw_env(AECEnv, EzPickle):
     "action_mask": int8[num_actions]}``: the game's ``observation_tensor`` from that agent's side (own pits first,
     stores, plies used) and its legal actions, all zeros unless it is to move.
 
-    ``max_plies`` is the game's ply limit (``"default"``: 400 for awale16, 1000 for the others; None: no limit);
+    ``max_plies`` is the game's ply limit (``"default"``: the game's own, ``Game.default_max_plies``; None: no limit);
     reaching it ends the game (termination, not truncation: it is a rule of the game and the observation shows the
     plies used). Further keyword arguments are the game's rule flags (e.g. ``preset="openspiel"`` for Oware,
     ``endless_move="illegal"`` for Hawalis); a game that leaves something to chance (Oware's ``"texts"`` first

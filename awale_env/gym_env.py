@@ -193,15 +193,15 @@ class AwaleEnv(gymnasium.Env):
         learner_seat: 0, 1, or ``"random"`` (drawn every episode). Player 0 moves first in the two-colour Awale
             and, by default, in Hawalis; Oware's ``"texts"`` preset draws the first player from the reset seed.
             When the opponent moves first, its move is already played when ``reset`` returns.
-        max_plies: the game's ply limit (``"default"``: 400 for awale16, 1000 for the others; None: no limit);
+        max_plies: the game's ply limit (``"default"``: the game's own, ``Game.default_max_plies``; None: no limit);
             reaching it ends the game (``terminated``: the rules decide the result, and the observation shows the
             plies used).
         reward: ``"win_loss"`` (the learner's return, +1 / -1 / 0, at the end) or ``"score_diff"`` (the change of
             the learner's store lead over the step / the game's total seeds; a game's rewards add up to the final
             store difference / total seeds).
         render_mode: None, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (prints the board).
-        game: ``"awale16"`` (the two-colour Awale, default), ``"oware"`` or ``"hawalis"`` (or a
-            :class:`awale_env.games.Game`); every game goes through the same code.
+        game: a registered game's name (``awale_env.games.GAMES``; default the two-colour Awale of 2021) or a
+            :class:`awale_env.games.Game`; every game goes through the same code.
         options: the game's rule flags, e.g. ``preset="openspiel"`` (Oware) or ``endless_move="illegal"``
             (Hawalis).
 

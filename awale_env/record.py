@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from awale_env.errors import IllegalMoveError, RecordError
 from awale_env.games import DEFAULT_GAME, GAMES, get_game
 from awale_env.games.base import GAME_DEFAULT
@@ -37,10 +39,21 @@ class GameRecord:
     options: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        game = get_game(self.game)
+        """Check the header (the game, its ply limit and options, by building the start) and that every move is an
+        action of the game: RecordError now rather than at :meth:`replay` (which checks the moves are legal)."""
+        if not isinstance(self.game, str):
+            raise RecordError(f"the game of a record is a game's name, one of {', '.join(GAMES)}; got {self.game!r}")
+        try:
+            game = get_game(self.game)
+        except ValueError as err:
+            raise RecordError(str(err)) from None
         self.game = game.name
         self.max_plies = game.ply_limit(self.max_plies)
-        game.check_options(self.options, rule_flags_only=True)
+        _initial(self.game, self.max_plies, self.options)
+        for ply, move in enumerate(self.moves, start=1):
+            if isinstance(move, bool) or not isinstance(move, int | np.integer) or not 0 <= move < game.num_actions:
+                raise RecordError(f"ply {ply}: move {move!r} is not an action of {game.name} (0 to "
+                                  f"{game.num_actions - 1})")  # fmt: skip
 
     def replay(self) -> list[Any]:
         """Every State of the game, the initial one first; RecordError names the ply of the first bad move."""

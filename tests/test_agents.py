@@ -65,6 +65,8 @@ def test_new_agents_register_with_one_entry_and_bare_words_are_flags(monkeypatch
         ("alphabeta:depth", ["depth needs a value"]),
         ("alphabeta:depth=0", ["depth must be a positive int"]),
         ("mcts:simulations=-5", ["simulations must be a positive int"]),
+        ("mcts:time=inf", ["time must be a positive float", "inf"]),  # a search that would never return
+        ("alphabeta:time=nan", ["time must be a positive float", "nan"]),
         ("random:seed=-1", ["seed must be a non-negative integer"]),
         ("", ["non-empty string"]),
     ],

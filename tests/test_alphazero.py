@@ -325,6 +325,9 @@ def test_the_shipped_network_loads_and_plays():
     state = State.initial()
     assert state.is_legal(agent.act(state))
     assert AlphaZeroAgent.load(simulations=16).act(state) == agent.act(state)
+    for seed in (-1, "x", True):  # checked as every agent's seed is
+        with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+            agent.reset(seed)
 
 
 # --- the one-game agent's speed: folded forward pass, leaf batches, warm-up ---------------------------------------

@@ -146,6 +146,11 @@ def test_the_journal_keeps_each_network_file_digest_and_a_resume_refuses_another
     assert round_robin(PPO_SPECS, games_per_pair=2, seed=1, progress=False, journal=journal, resume=True) == first
 
 
+def test_a_negative_seed_is_named():
+    with pytest.raises(ValueError, match=r"the tournament seed \(--seed\) must be a non-negative integer, got -1"):
+        play_match("random", "greedy", 2, seed=-1, progress=False)
+
+
 def test_weights_digest_follows_the_file_bytes(tmp_path):
     checkpoint = tmp_path / "net.pt"
     checkpoint.write_bytes(alphazero_pretrained_path("awale16").read_bytes())

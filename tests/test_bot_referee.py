@@ -341,6 +341,9 @@ def test_referee_bad_settings_are_one_line_errors_before_any_game(tmp_path):
     for args, code, message in [
         (["no-such-program-x", good], 2, "no program 'no-such-program-x'"),
         ([good, good, "--games", "0"], 2, "need games >= 1"),
+        ([good, good, "--time", "nan"], 2, "a time per move in (0, 3600] s"),
+        ([good, good, "--time", "inf"], 2, "a time per move in (0, 3600] s"),
+        ([good, good, "--startup", "inf"], 2, "a start-up in [0, 3600] s"),
         ([good, good, "--game", "awale2025"], 2, "unknown game 'awale2025'"),
         ([good, good, "--out", str(regular / "sub" / "r.json")], 1, "Not a directory"),
     ]:

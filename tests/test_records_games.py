@@ -55,3 +55,19 @@ def test_options_in_the_header_are_read_as_json_or_bare_strings():
 def test_bad_rule_options_name_the_problem(text, message):
     with pytest.raises(RecordError, match=message):
         GameRecord.from_text(text)
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ({"max_plies": -1}, "bad record header: max_plies must be a positive integer"),
+        ({"moves": [3, 99]}, "ply 2: move 99 is not an action of awale16 \\(0 to 31\\)"),
+        ({"moves": [True]}, "ply 1: move True is not an action"),
+        ({"game": 3}, "the game of a record is a game's name"),
+        ({"game": "nope"}, "unknown game 'nope'"),
+    ],
+)
+def test_a_record_built_in_python_is_checked_at_once(arguments, message):
+    """Not at replay, long after: the header and the moves' range when the record is made."""
+    with pytest.raises(RecordError, match=message):
+        GameRecord(**arguments)

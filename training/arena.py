@@ -486,6 +486,8 @@ def round_robin(
         raise ValueError(f"games per pair must be an even integer >= 2, got {games_per_pair!r}")
     if games_per_pair % 2:
         raise ValueError(f"games per pair must be even (each opening is played from both seats), got {games_per_pair}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"the tournament seed (--seed) must be a non-negative integer, got {seed!r}")
     if isinstance(opening_plies, bool) or not isinstance(opening_plies, int) or opening_plies < 0:
         raise ValueError(f"opening plies must be a non-negative integer, got {opening_plies!r}")
     game, max_plies = check_game(game, options, max_plies)

@@ -100,7 +100,9 @@ class AlphaZeroAgent:
         return cls(**kwargs) if str(path) == "pretrained" else cls(path=str(path), **kwargs)
 
     def reset(self, seed: int | None = None) -> None:
-        """Nothing to forget: the tree is rebuilt at every move and the search has no randomness."""
+        """Nothing to forget: the tree is rebuilt at every move and the search has no randomness (the seed is
+        checked as every agent's is)."""
+        check_seed(seed)
 
     def weights_file(self, game: str) -> Path | None:
         """The checkpoint of the network that plays ``game`` (None for a network given in memory)."""
