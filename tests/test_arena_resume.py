@@ -93,9 +93,14 @@ def test_a_journal_cut_in_its_settings_line_or_empty_starts_again(full, tmp_path
     assert play_match("random", "greedy", 2, seed=1, progress=False, journal=journal, resume=True) == resumed
 
 
-def test_resume_without_a_journal_file_plays_everything_and_without_resume_the_journal_is_replaced(tmp_path):
+def test_resume_without_a_journal_file_plays_everything_and_without_resume_a_journal_is_kept(tmp_path):
     journal = tmp_path / "new" / "games.jsonl"
     first = play_match("random", "greedy", 2, seed=1, progress=False, journal=journal, resume=True)
+    kept = journal.read_text()
+    with pytest.raises(JournalError, match="already holds a tournament's games: resume it"):
+        play_match("random", "greedy", 2, seed=1, progress=False, journal=journal)  # a forgotten resume
+    assert journal.read_text() == kept
+    journal.unlink()
     second = play_match("random", "greedy", 2, seed=1, progress=False, journal=journal)
     assert first.games == second.games and len(journal.read_text().splitlines()) == 3
     with pytest.raises(ValueError, match="resume=True needs the journal"):

@@ -478,7 +478,7 @@ def round_robin(
     limit), on ``workers`` processes or Ray actors (``backend``, ``address``: :func:`run_tasks`); returns the games,
     the standings with Elo (see the module docstring) and per-pair counts.
 
-    ``journal``: a file where each game is appended as it ends (replaced at the start, unless ``resume``);
+    ``journal``: a file where each game is appended as it ends (a new one, or one to ``resume``);
     ``resume=True`` plays only the games it lacks (:func:`open_journal`). ArenaError if a worker process dies."""
     if resume and journal is None:
         raise ValueError("resume=True needs the journal to resume from (journal=PATH; awale arena --out DIR)")
@@ -561,12 +561,18 @@ def start_journal(path: Path, settings: dict[str, Any]) -> None:
 def open_journal(path: Path, settings: dict[str, Any], tasks: list[GameTask], resume: bool) -> list[GameResult]:
     """Make ``path`` ready for the games of ``tasks`` to be appended, and return those it already holds.
 
-    Without ``resume``, or when there is no journal yet, a new one is started. With ``resume``, its settings must be
-    ``settings`` (JournalError naming each that differs) and each line a game of ``tasks`` (its index, agents and
-    opening), read as plain JSON. A last line that is cut short or not JSON (the arena was killed while writing it)
+    Without ``resume`` a new one is started, unless ``path`` already holds one (JournalError: a stopped tournament
+    is not thrown away by a forgotten ``--resume``); with ``resume`` and no journal yet, too. Otherwise its settings
+    must be ``settings`` (JournalError naming each that differs) and each line a game of ``tasks`` (its index, agents
+    and opening), read as plain JSON. A last line that is cut short or not JSON (the arena was killed while writing it)
     is dropped from the file with a JournalWarning, and its game played again; any other bad line is a JournalError.
     """
-    if not resume or not path.exists():
+    if not resume and path.exists() and path.stat().st_size > 0:
+        raise JournalError(
+            f"{path} already holds a tournament's games: resume it (resume=True; awale arena --resume), or remove it "
+            "or choose another journal (--out DIR) to start again"
+        )
+    if not path.exists():
         start_journal(path, settings)
         return []
     lines = path.read_bytes().split(b"\n")
