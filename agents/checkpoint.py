@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import os
 import pickle
+import warnings
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -27,8 +28,13 @@ from awale_env.errors import CheckpointError
 #: this project (the shipped ones unpack to 3.4 MB; an AlphaZero state with a 150,000-sample replay buffer to 35 MB).
 MAX_MEMBER_BYTES = 1 << 30
 MAX_TOTAL_BYTES = 2 << 30
-#: The start of the message of torch's ``weights_only`` refusal (a pickle of something other than tensors).
+#: The start of the message of torch's ``weights_only`` refusal: a pickle of something other than tensors, or of
+#: something its unpickler cannot read (an unknown opcode), which torch does not tell apart.
 _WEIGHTS_ONLY_REFUSAL = "Weights only load failed"
+#: How every file ``torch.save`` writes starts: a zip (the format since torch 1.6) or a pickle of protocol 2 or more
+#: (the legacy format), whose first byte is the PROTO opcode.
+_ZIP_MAGIC = b"PK\x03\x04"
+_PICKLE_PROTO = b"\x80"
 
 
 def check_zip_sizes(archive: zipfile.ZipFile, source: str) -> None:
@@ -66,25 +72,50 @@ def open_zip(file: str | Path | IO[bytes], source: str) -> zipfile.ZipFile:
 def load_tensors(file: str | Path | bytes, source: str) -> Any:
     """What ``torch.save`` wrote to ``file`` (a path or the bytes of a zip member), loaded on the CPU with
     ``weights_only=True``: tensors, numbers, strings and containers of them. CheckpointError for anything else (a
-    pickle of other Python objects is refused before it can run) and for a truncated or foreign file."""
+    pickle of other Python objects is refused before it can run), for a file that does not start as a torch file does
+    and for a truncated or corrupted one. Torch's warnings about the file are silenced: the error says it all."""
     import torch  # only the trainers and the AlphaZero agent read tensors
 
+    if isinstance(file, bytes):
+        header = file[: len(_ZIP_MAGIC)]
+    else:
+        try:
+            with open(file, "rb") as opened:
+                header = opened.read(len(_ZIP_MAGIC))
+        except OSError as error:
+            raise CheckpointError(f"{source} cannot be read: {error.strerror or error}") from None
+    if not header.startswith((_ZIP_MAGIC, _PICKLE_PROTO)):
+        what = "it is empty" if not header else f"it starts with {header!r}"
+        raise CheckpointError(
+            f"{source} is not a readable torch file, not a checkpoint at all: {what}, and a file written by "
+            f"torch.save starts with a zip header {_ZIP_MAGIC!r} or a pickle protocol byte {_PICKLE_PROTO!r}"
+        )
     data = io.BytesIO(file) if isinstance(file, bytes) else file
     if zipfile.is_zipfile(data):  # torch's format is a zip: check what it declares before torch unpacks it
         open_zip(data, source).close()
     if isinstance(data, io.BytesIO):
         data.seek(0)
     try:
-        return torch.load(data, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # e.g. "Detected pickle protocol 4" before the refusal: one error, no noise
+            warnings.simplefilter("ignore")
+            return torch.load(data, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as error:
-        if str(error).startswith(_WEIGHTS_ONLY_REFUSAL):
+        message = str(error)
+        if not message.startswith(_WEIGHTS_ONLY_REFUSAL):
+            raise CheckpointError(f"{source} is not a readable torch file (truncated or corrupted?): {error}") from None
+        blocked = next((line.strip() for line in message.splitlines() if "GLOBAL" in line), None)
+        if blocked:  # torch names the Python object the pickle would build
             raise CheckpointError(
                 f"{source} holds serialized Python objects other than tensors, which a checkpoint never does "
-                "(loading them could run code): refused"
+                f"(loading them could run code): refused ({blocked})"
             ) from None
-        raise CheckpointError(f"{source} is not a readable torch file (truncated or corrupted?): {error}") from None
+        raise CheckpointError(
+            f"{source} is not a readable torch file, or it holds serialized Python objects other than tensors, "
+            "which a checkpoint never does (loading them could run code): refused"
+        ) from None
     except Exception as error:  # torch raises RuntimeError, EOFError, ... depending on the damage
-        raise CheckpointError(f"{source} is not a readable torch file (truncated or corrupted?): {error}") from None
+        detail = f": {error}" if str(error) else f" ({type(error).__name__})"
+        raise CheckpointError(f"{source} is not a readable torch file (truncated or corrupted?){detail}") from None
 
 
 def load_arrays(data: bytes, source: str) -> dict[str, np.ndarray]:

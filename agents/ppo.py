@@ -237,13 +237,46 @@ class PolicyNet:
         """The policy of :meth:`to_npz` (files written before other games existed are the default game's);
         CheckpointError naming ``source`` for anything else."""
         arrays = load_arrays(data, source)
+        n = sum(1 for key in arrays if key.startswith("w"))
+        layers = [f"{kind}{i}" for i in range(max(n, 1)) for kind in "wb"]
+        allowed = "w0, b0, w1, b1, ... (one pair per layer), activation, features and game"
+        for name in (*layers, "activation", "features"):
+            if name not in arrays:
+                raise CheckpointError(f"{source}: array {name!r} is missing (a policy holds {allowed})")
+        unexpected = next((name for name in arrays if name not in (*layers, "activation", "features", "game")), None)
+        if unexpected is not None:
+            raise CheckpointError(f"{source}: array {unexpected!r} is not part of a policy (it holds {allowed})")
+        weights, biases = [arrays[f"w{i}"] for i in range(n)], [arrays[f"b{i}"] for i in range(n)]
+        check_layers(weights, biases, source)
         try:
-            n = sum(1 for key in arrays if key.startswith("w"))
-            weights, biases = [arrays[f"w{i}"] for i in range(n)], [arrays[f"b{i}"] for i in range(n)]
             game = str(arrays["game"]) if "game" in arrays else DEFAULT_GAME
             return cls(weights, biases, str(arrays["activation"]), str(arrays["features"]), game)
         except (KeyError, ValueError) as error:
             raise CheckpointError(f"{source} is not a policy of this project: {error}") from None
+
+
+def check_layers(weights: list[np.ndarray], biases: list[np.ndarray], source: str) -> None:
+    """CheckpointError naming the first array of ``source`` that is not a layer of a policy's MLP: ``w{i}`` a
+    non-empty 2-D (inputs, outputs) matrix whose inputs are the outputs of ``w{i-1}``, ``b{i}`` a vector of its
+    outputs, all of them finite floats (a damaged file fails here, not with a numpy error in the middle of a game)."""
+    for i, (w, b) in enumerate(zip(weights, biases)):
+        for name, array, shape in ((f"w{i}", w, "a 2-D (inputs, outputs) matrix"), (f"b{i}", b, "a 1-D vector")):
+            if array.ndim != (2 if name[0] == "w" else 1) or 0 in array.shape:
+                raise CheckpointError(f"{source}: array {name!r} has shape {array.shape}; it should be {shape}")
+            if not np.issubdtype(array.dtype, np.floating):
+                raise CheckpointError(f"{source}: array {name!r} holds {array.dtype}; it should hold floats")
+            if not np.isfinite(array).all():
+                raise CheckpointError(f"{source}: array {name!r} holds non-finite values (NaN or infinity)")
+        if i and w.shape[0] != weights[i - 1].shape[1]:
+            raise CheckpointError(
+                f"{source}: array 'w{i}' has shape {w.shape}; its rows should be the {weights[i - 1].shape[1]} "
+                f"outputs of 'w{i - 1}'"
+            )
+        if b.shape[0] != w.shape[1]:
+            raise CheckpointError(
+                f"{source}: array 'b{i}' has {b.shape[0]} entries; it should have one per output of 'w{i}' "
+                f"({w.shape[1]})"
+            )
 
 
 def relative_legal_mask(state: Any) -> np.ndarray:

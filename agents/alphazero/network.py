@@ -35,11 +35,16 @@ from awale_env.games import DEFAULT_GAME, GAMES, Game, get_game
 
 #: Features the value head keeps per position before pooling.
 VALUE_FEATURES = 8
+#: The largest value of each shape field of :class:`NetworkConfig`: far above anything trained here (64 channels x 4
+#: blocks), low enough that a checkpoint's config cannot make us build an absurd network (1024 channels x 64 blocks is
+#: 400 M parameters).
+NETWORK_LIMITS = {"channels": 1024, "blocks": 64, "value_hidden": 4096}
 
 
 @dataclass(frozen=True)
 class NetworkConfig:
-    """Game and shape of the network (saved in checkpoints so they rebuild the same net)."""
+    """Game and shape of the network (saved in checkpoints so they rebuild the same net); each shape field is at
+    most its :data:`NETWORK_LIMITS` entry."""
 
     channels: int = 64
     """convolution channels of the residual trunk"""
@@ -53,10 +58,10 @@ class NetworkConfig:
     def __post_init__(self) -> None:
         if self.game not in GAMES:
             raise ValueError(f"NetworkConfig.game must be one of {', '.join(GAMES)}, got {self.game!r}")
-        for name in ("channels", "blocks", "value_hidden"):
+        for name, limit in NETWORK_LIMITS.items():
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"NetworkConfig.{name} must be a positive integer, got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limit:
+                raise ValueError(f"NetworkConfig.{name} must be an integer from 1 to {limit}, got {value!r}")
 
     def to_dict(self) -> dict[str, int | str]:
         return asdict(self)
@@ -94,6 +99,8 @@ class RingNet(nn.Module):
         positions = board_index.shape[1]
         own = torch.zeros(positions, dtype=torch.bool)
         own[list(game.own_positions)] = True
+        own_index = sorted(set(game.own_positions))  # as lists, not torch.nonzero: a net also builds on the meta device
+        other_index = [p for p in range(positions) if p not in own_index]
         in_channels = len(board_index) + game.obs_size - game.board_entries + 1
         c = config.channels
         self.stem = _conv(in_channels, c, 3)
@@ -107,8 +114,8 @@ class RingNet(nn.Module):
         self.positions, self.board_entries, self.num_actions = positions, game.board_entries, game.num_actions
         self.register_buffer("board_index", board_index, persistent=False)
         self.register_buffer("own_plane", own.float().reshape(1, 1, positions), persistent=False)
-        self.register_buffer("own_index", torch.nonzero(own).flatten(), persistent=False)
-        self.register_buffer("other_index", torch.nonzero(~own).flatten(), persistent=False)
+        self.register_buffer("own_index", torch.tensor(own_index, dtype=torch.long), persistent=False)
+        self.register_buffer("other_index", torch.tensor(other_index, dtype=torch.long), persistent=False)
 
     def planes(self, obs: torch.Tensor) -> torch.Tensor:
         """(B, obs_size) observations -> (B, in_channels, positions) input planes."""
@@ -210,6 +217,10 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     """The checkpoint's contents, checked; never runs code from the file (:func:`agents.checkpoint.load_tensors`:
     ``weights_only=True``, sizes checked first)."""
     path = Path(path)
+    if path.is_dir():
+        raise CheckpointError(
+            f"{str(path)!r} is a directory; an AlphaZero checkpoint is a .pt file written by training"
+        )
     if not path.is_file():
         raise CheckpointError(f"no AlphaZero checkpoint at {str(path)!r}: the file does not exist")
     payload = load_tensors(path, repr(str(path)))
@@ -228,10 +239,46 @@ def checkpoint_network_config(payload: dict[str, Any]) -> dict[str, Any]:
     return {"game": DEFAULT_GAME, **payload["network"]}
 
 
+def check_state_dict(state: Any, config: NetworkConfig, source: str = "checkpoint") -> None:
+    """CheckpointError naming the first tensor of ``state`` that is missing, unexpected, or not of the name, shape
+    and kind (finite floats, integer counters) of the network ``config`` describes. The expected shapes come from
+    the network built on the meta device, which allocates nothing: a file cannot make us build a large network its
+    tensors do not fill."""
+    mismatch = f"{source} does not match the AlphaZero network it describes ({config})"
+    if not isinstance(state, dict):
+        raise CheckpointError(f"{mismatch}: its state dict is a {type(state).__name__}, not a dict of tensors")
+    with torch.device("meta"):
+        expected = RingNet(config).state_dict()
+    for name, template in expected.items():
+        tensor = state.get(name)
+        wanted = f"a {template.dtype} tensor of shape {tuple(template.shape)}"
+        if tensor is None:
+            raise CheckpointError(f"{mismatch}: tensor {name!r} ({wanted}) is missing")
+        if not isinstance(tensor, torch.Tensor) or tensor.shape != template.shape:
+            found = f"shape {tuple(tensor.shape)}" if isinstance(tensor, torch.Tensor) else type(tensor).__name__
+            raise CheckpointError(f"{mismatch}: tensor {name!r} should be {wanted}, found {found}")
+        if tensor.is_floating_point() != template.is_floating_point() or tensor.is_complex():
+            raise CheckpointError(f"{mismatch}: tensor {name!r} should be {wanted}, found {tensor.dtype}")
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            raise CheckpointError(f"{mismatch}: tensor {name!r} holds non-finite values (NaN or infinity)")
+    unexpected = next((name for name in state if name not in expected), None)
+    if unexpected is not None:
+        raise CheckpointError(f"{mismatch}: tensor {unexpected!r} is not one of its tensors")
+
+
 def network_from_checkpoint(payload: dict[str, Any], key: str = "state_dict", source: str = "checkpoint") -> RingNet:
-    """Rebuild the network stored under ``key`` of a :func:`read_checkpoint` payload."""
+    """Rebuild the network stored under ``key`` of a :func:`read_checkpoint` payload, its tensors checked against
+    its config (:func:`check_state_dict`) before the network is built."""
     try:
-        net = build_network(NetworkConfig(**checkpoint_network_config(payload)))
+        config = NetworkConfig(**checkpoint_network_config(payload))
+    except (TypeError, ValueError) as error:
+        raise CheckpointError(
+            f"{source}: its network config is not one this toolkit builds ({error}); it holds "
+            f"{', '.join(NetworkConfig.__dataclass_fields__)}, each shape at most its limit {NETWORK_LIMITS}"
+        ) from None
+    check_state_dict(payload.get(key), config, source)
+    net = build_network(config)
+    try:
         net.load_state_dict(payload[key])
     except (TypeError, ValueError, RuntimeError, KeyError) as error:
         raise CheckpointError(f"{source} does not match the AlphaZero network it describes: {error}") from None

@@ -1,0 +1,226 @@
+"""Crafted checkpoint files: each fails with a CheckpointError naming the file and what is wrong, runs no code from
+the file, allocates nothing the file's tensors do not fill, and gives one error line in the CLI."""
+
+from __future__ import annotations
+
+import io
+import pickle
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from robustness.malicious import CreatesFile, replace_member, torch_file_running_code  # noqa: E402
+
+from agents.alphazero.network import (  # noqa: E402
+    CHECKPOINT_FORMAT,
+    NETWORK_LIMITS,
+    NetworkConfig,
+    RingNet,
+    load_network,
+    save_checkpoint,
+)
+from agents.checkpoint import load_tensors  # noqa: E402
+from agents.ppo import PolicyNet, PPOAgent, pretrained_path  # noqa: E402
+from awale_env.errors import CheckpointError  # noqa: E402
+from awale_env.games import get_game  # noqa: E402
+
+AWALE = str(Path(sys.executable).with_name("awale"))
+TINY = NetworkConfig(channels=8, blocks=2, value_hidden=8)
+PRETRAINED_ALPHAZERO = sorted((Path(__file__).parents[1] / "agents" / "alphazero" / "pretrained").glob("*.pt"))
+PRETRAINED_PPO = sorted((Path(__file__).parents[1] / "agents" / "pretrained").glob("ppo_*.zip"))
+
+
+def raw_pickle_running_code(path: Path, marker: Path, protocol: int) -> Path:
+    """A plain pickle (not a torch.save zip) of an object whose unpickling creates ``marker``."""
+    path.write_bytes(pickle.dumps(CreatesFile(marker), protocol=protocol))
+    return path
+
+
+# --- torch files: not one at all, or one holding other objects ----------------------------------------------------
+
+
+@pytest.mark.parametrize("content", [b"garbage", b"", b"hello world, not a checkpoint"])
+def test_a_file_that_is_no_torch_file_says_so(tmp_path, content):
+    path = tmp_path / "c.pt"
+    path.write_bytes(content)
+    with pytest.raises(CheckpointError, match=r"c\.pt' is not a readable torch file, not a checkpoint at all") as error:
+        load_network(path)
+    assert "other than tensors" not in str(error.value)
+    assert "zip header" in str(error.value)
+
+
+@pytest.mark.parametrize("protocol", [2, 4, 5])
+def test_a_raw_pickle_is_refused_without_running_its_code_or_warning(tmp_path, recwarn, protocol):
+    marker = tmp_path / "code-ran"
+    path = raw_pickle_running_code(tmp_path / "evil.pt", marker, protocol)
+    with pytest.raises(CheckpointError, match=r"evil\.pt'.* holds serialized Python objects other than tensors"):
+        load_network(path)
+    assert not marker.exists(), "loading the checkpoint ran its code"
+    assert not [w for w in recwarn if "torch" in str(w.filename)], [str(w.message) for w in recwarn]
+
+
+def test_a_torch_file_holding_an_object_names_what_it_would_build(tmp_path):
+    marker = tmp_path / "code-ran"
+    path = torch_file_running_code(tmp_path / "net.pt", marker)
+    with pytest.raises(CheckpointError, match=r"holds serialized Python objects other than tensors.*GLOBAL"):
+        load_tensors(path, "net.pt")
+    assert not marker.exists()
+
+
+def test_a_directory_is_not_a_checkpoint(tmp_path):
+    with pytest.raises(CheckpointError, match="is a directory; an AlphaZero checkpoint is a .pt file"):
+        load_network(tmp_path)
+
+
+# --- the network a file describes is checked against its tensors before it is built -------------------------------
+
+
+def checkpoint_of(path: Path, network: dict, state_dict: dict) -> Path:
+    torch.save({"format": CHECKPOINT_FORMAT, "network": network, "state_dict": state_dict}, path)
+    return path
+
+
+@pytest.mark.parametrize("field", ["channels", "blocks", "value_hidden"])
+def test_a_config_beyond_the_limits_is_refused(tmp_path, field):
+    path = checkpoint_of(tmp_path / "huge.pt", {field: NETWORK_LIMITS[field] + 1}, {})
+    with pytest.raises(CheckpointError, match=rf"NetworkConfig.{field} must be an integer from 1 to"):
+        load_network(path)
+    with pytest.raises(ValueError, match=f"from 1 to {NETWORK_LIMITS[field]}"):
+        NetworkConfig(**{field: NETWORK_LIMITS[field] + 1})
+
+
+def test_a_large_config_with_no_tensors_fails_before_building_the_network(tmp_path):
+    """The largest config allowed (a 1.6 GB network) with an empty state dict: refused, with no memory spent."""
+    path = checkpoint_of(tmp_path / "big.pt", dict(NETWORK_LIMITS), {})
+    script = (
+        "import resource, torch\n"
+        "from agents.alphazero.network import load_network\n"
+        "from awale_env.errors import CheckpointError\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "try:\n"
+        f"    load_network({str(path)!r})\n"
+        "except CheckpointError as error:\n"
+        "    print(error)\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    message, grown_kb = done.stdout.strip().splitlines()
+    assert "does not match the AlphaZero network it describes" in message
+    assert "tensor 'stem.weight' (a torch.float32 tensor of shape (1024, " in message and "is missing" in message
+    assert int(grown_kb) < 100 * 1024, f"loading grew the process by {int(grown_kb) // 1024} MB"
+
+
+def tiny_state(tmp_path: Path) -> dict:
+    save_checkpoint(tmp_path / "tiny.pt", RingNet(TINY))
+    return torch.load(tmp_path / "tiny.pt", weights_only=True)
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda s: s.__setitem__("trunk.1.conv2.weight", torch.zeros(8, 8, 5)), "'trunk.1.conv2.weight' should be a"),
+        (lambda s: s.pop("value_fc1.bias"), "'value_fc1.bias' (a torch.float32 tensor of shape (8,)) is missing"),
+        (lambda s: s.__setitem__("extra.weight", torch.zeros(1)), "'extra.weight' is not one of its tensors"),
+        (lambda s: s["stem_bn.running_var"].fill_(float("nan")), "'stem_bn.running_var' holds non-finite values"),
+        (lambda s: s.__setitem__("stem.weight", s["stem.weight"].long()), "'stem.weight' should be a torch.float32"),
+        (lambda s: s.__setitem__("policy_conv.bias", [0.0, 0.0]), "'policy_conv.bias' should be a torch.float32"),
+    ],
+)
+def test_a_state_dict_not_matching_its_config_names_the_tensor(tmp_path, damage, message):
+    payload = tiny_state(tmp_path)
+    damage(payload["state_dict"])
+    torch.save(payload, tmp_path / "bad.pt")
+    with pytest.raises(CheckpointError, match=r"bad\.pt' does not match the AlphaZero network") as error:
+        load_network(tmp_path / "bad.pt")
+    assert message in str(error.value)
+
+
+@pytest.mark.parametrize("path", PRETRAINED_ALPHAZERO, ids=lambda p: p.name)
+def test_the_shipped_alphazero_networks_load(path):
+    net = load_network(path)
+    logits, value = net(torch.zeros(1, get_game(net.config.game).obs_size))
+    assert logits.shape == (1, net.num_actions) and torch.isfinite(value).all()
+
+
+# --- PPO policies: every array checked ------------------------------------------------------------------------------
+
+
+def shipped_policy() -> tuple[Path, dict[str, np.ndarray]]:
+    path = pretrained_path()
+    with zipfile.ZipFile(path) as archive, np.load(io.BytesIO(archive.read("policy.npz"))) as npz:
+        return path, {name: npz[name] for name in npz.files}
+
+
+def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def widen_rows(arrays: dict[str, np.ndarray]) -> None:
+    arrays["w1"] = np.zeros((arrays["w1"].shape[0] + 3, arrays["w1"].shape[1]), np.float32)
+
+
+PPO_DAMAGE = {
+    "a middle layer with wrong rows": (widen_rows, "array 'w1' has shape"),
+    "a 1-D first layer": (lambda a: a.__setitem__("w0", a["w0"][:, 0].copy()), "array 'w0' has shape"),
+    "a short bias": (lambda a: a.__setitem__("b0", a["b0"][:-1].copy()), "array 'b0' has"),
+    "a 2-D bias": (lambda a: a.__setitem__("b1", a["b1"][None]), "array 'b1' has shape"),
+    "integer weights": (lambda a: a.__setitem__("w1", a["w1"].astype(np.int32)), "array 'w1' holds int32"),
+    "a NaN": (lambda a: a["w0"].__setitem__((0, 0), np.nan), "array 'w0' holds non-finite values"),
+    "an infinity": (lambda a: a["b1"].__setitem__(0, np.inf), "array 'b1' holds non-finite values"),
+    "a missing bias": (lambda a: a.pop("b1"), "array 'b1' is missing"),
+    "an extra array": (lambda a: a.__setitem__("x", np.zeros(2)), "array 'x' is not part of a policy"),
+}
+
+
+@pytest.mark.parametrize("kind", PPO_DAMAGE)
+def test_a_damaged_ppo_policy_names_its_member_and_array(tmp_path, kind):
+    path, arrays = shipped_policy()
+    damage, message = PPO_DAMAGE[kind]
+    damage(arrays)
+    bad = replace_member(path, tmp_path / "bad.zip", "policy.npz", npz_bytes(arrays))
+    with pytest.raises(CheckpointError, match=r"bad\.zip: policy\.npz: ") as error:
+        PPOAgent.load(bad)
+    assert message in str(error.value)
+
+
+def test_the_policy_arrays_round_trip():
+    _, arrays = shipped_policy()
+    net = PolicyNet.from_npz(npz_bytes(arrays))
+    assert PolicyNet.from_npz(net.to_npz()).weights[1].shape == arrays["w1"].shape
+
+
+@pytest.mark.parametrize("path", PRETRAINED_PPO, ids=lambda p: p.name)
+def test_the_shipped_ppo_policies_load(path):
+    agent = PPOAgent.load(path)
+    state = agent.game.initial()
+    assert state.is_legal(agent.act(state))
+
+
+# --- the CLI: one line, exit code 2 ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["garbage", "pickle"])
+def test_the_arena_gives_one_error_line_for_a_bad_torch_file(tmp_path, kind):
+    marker = tmp_path / "code-ran"
+    path = tmp_path / "c.pt"
+    if kind == "garbage":
+        path.write_bytes(b"garbage")
+    else:
+        raw_pickle_running_code(path, marker, protocol=4)  # torch warns about protocol 4 before refusing
+    done = subprocess.run(
+        [AWALE, "arena", "--agents", f"alphazero:path={path}", "random", "--games", "2", "--no-progress"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("error: bad agent spec") and done.stderr.count("\n") == 1, done.stderr
+    assert ("not a checkpoint at all" if kind == "garbage" else "other than tensors") in done.stderr
+    assert not marker.exists()
