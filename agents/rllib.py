@@ -21,18 +21,22 @@ from typing import Any
 import numpy as np
 import torch
 from gymnasium import spaces
-from ray.rllib.core.columns import Columns
-from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
-from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
-from ray.rllib.core.rl_module.torch import TorchRLModule
-from ray.rllib.utils.torch_utils import FLOAT_MIN
 from torch import nn
 
 from agents.base import check_seed
 from agents.checkpoint import atomic_write, load_tensors
+from agents.extras import needs_extra
 from awale_env.errors import CheckpointError
 from awale_env.games import GAMES, Game, game_of, get_game
-from awale_env.rllib_env import ACTION_MASK, OBSERVATIONS, absolute_action, observation_space, policy_input
+
+with needs_extra("RLlib (the rllib agent, awale train rllib)"):  # without the extra: one line saying what to install
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
+    from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
+    from ray.rllib.core.rl_module.torch import TorchRLModule
+    from ray.rllib.utils.torch_utils import FLOAT_MIN
+
+    from awale_env.rllib_env import ACTION_MASK, OBSERVATIONS, absolute_action, observation_space, policy_input
 
 #: The module id of the one policy that plays both seats in self-play.
 SHARED_POLICY = "shared_policy"

@@ -7,7 +7,8 @@ calls library code; ``python -m awale_apps`` runs it too.
 
 Every expected failure ends a command with one line ``error: ...`` on stderr, never a traceback: bad input (a
 ``ValueError``: the library's ``AgentSpecError``, ``CheckpointError``, ``RecordError`` ... are ValueErrors) with exit
-code 2, a file that cannot be read or written (``OSError``: a full disk, a path under a regular file) with exit code
+code 2, a file that cannot be read or written (``OSError``: a full disk, a path under a regular file) or a command that
+needs an optional extra not installed (:class:`agents.extras.MissingExtraError`: what to pip install) with exit code
 1, Ctrl-C with exit code 130.
 """
 
@@ -73,6 +74,11 @@ def failure(error: BaseException) -> tuple[int, str] | None:
         return 130, "\ninterrupted"
     if isinstance(error, ValueError):
         return 2, "error: " + one_line(str(error))
+    if isinstance(error, ModuleNotFoundError):
+        from agents.extras import MissingExtraError  # only now: the error is there, the import is cheap
+
+        if isinstance(error, MissingExtraError):
+            return 1, "error: " + one_line(str(error))
     if isinstance(error, OSError):
         return 1, "error: " + one_line(describe_os_error(error))
     return None
@@ -320,6 +326,8 @@ def arena(
         _build(spec)
     if workers < 1:
         _fail(f"--workers must be >= 1, got {workers}")
+    if backend == "ray":
+        import training.ray_backend  # noqa: F401  (without Ray: one line before the tournament starts)
     if resume and out is None:
         _fail(f"--resume continues the tournament recorded in --out DIR ({JOURNAL_NAME}): give its --out")
     if out is not None:

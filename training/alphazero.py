@@ -169,31 +169,39 @@ class AlphaZeroConfig:
     """show progress: a bar on a terminal, a line per generation in a log"""
 
     def __post_init__(self) -> None:
+        if not runs.parsing():  # on the command line, runs.parse checks once tyro is done
+            self.check()
+
+    def check(self) -> None:
+        """ValueError naming the first bad option and what it allows; run whenever a configuration is
+        built, from Python, a command line or a run's config.json."""
+        for name in ("c_puct", "dirichlet_alpha", "sample_reuse", "learning_rate"):
+            runs.check_number(self, name, 0, exclusive=True)
+        for name in ("weight_decay", "value_loss_weight"):
+            runs.check_number(self, name, 0)
+        for name in ("noise_fraction", "gate_threshold"):
+            runs.check_number(self, name, 0, 1)
+        runs.check_types(self)
         if self.game not in GAMES:
-            raise ValueError(f"game must be one of {', '.join(GAMES)}, got {self.game!r}")
+            raise ValueError(f"--game must be one of {', '.join(GAMES)}, got {self.game!r}")
         positive = ("generations", "simulations", "games_per_worker", "moves_per_generation", "replay_size",
                     "batch_size", "gate_every", "gate_games", "gate_simulations", "reference_games",
-                    "reference_simulations", "torch_threads")  # fmt: skip
+                    "reference_simulations", "torch_threads", "channels", "blocks", "value_hidden")  # fmt: skip
         for name in positive:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+            if getattr(self, name) < 1:
+                raise ValueError(f"{runs.option(name)} must be a positive integer, got {getattr(self, name)!r}")
         for name in ("workers", "min_replay", "reference_every", "temperature_moves"):
             if getattr(self, name) < 0:
-                raise ValueError(f"{name} must not be negative, got {getattr(self, name)!r}")
+                raise ValueError(f"{runs.option(name)} must not be negative, got {getattr(self, name)!r}")
         if self.max_plies is not None and self.max_plies < 1:
-            raise ValueError(f"max_plies must be a positive integer, got {self.max_plies!r}")
+            raise ValueError(f"--max-plies must be a positive integer, got {self.max_plies!r}")
         if self.backend not in BACKENDS:
-            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+            raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
         if self.backend == "ray" and self.workers < 1:
-            raise ValueError("backend ray plays on `workers` Ray actors: workers must be at least 1")
+            raise ValueError("--backend ray plays on --workers Ray actors: --workers must be at least 1")
         for name in ("gate_games", "reference_games"):
             if getattr(self, name) % 2:
                 raise ValueError(f"{name} must be even (pairs with seats swapped), got {getattr(self, name)}")
-        if not 0 <= self.gate_threshold <= 1:
-            raise ValueError(f"gate_threshold must be in [0, 1], got {self.gate_threshold}")
-        if not self.sample_reuse > 0 or not self.learning_rate > 0:
-            raise ValueError("sample_reuse and learning_rate must be positive")
         self.network_config()
         self.search_config()
         if self.reference_every:

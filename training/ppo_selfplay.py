@@ -435,7 +435,18 @@ def resolved(args: Args) -> Args:
 
 
 def check_args(args: Args) -> None:
-    """Refuse bad options before anything is built (``args`` resolved by :func:`resolved`)."""
+    """Refuse bad options before anything is built (``args`` resolved by :func:`resolved`): ValueError naming the
+    option and what it allows."""
+    for name in ("learning_rate", "clip_range", "max_grad_norm"):
+        runs.check_number(args, name, 0, exclusive=True)
+    for name in ("gamma", "gae_lambda"):
+        runs.check_number(args, name, 0, 1)
+    for name in ("ent_coef", "vf_coef", "shaping", "pool_random", "pool_greedy", "pool_snapshots"):
+        runs.check_number(args, name, 0)
+    runs.check_number(args, "recent_bias", 0, 1, exclusive=True)
+    if args.pool_random + args.pool_greedy + args.pool_snapshots <= 0:
+        raise ValueError("--pool-random, --pool-greedy and --pool-snapshots must not all be 0")
+    runs.check_types(args)
     positive = ["total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every", "pool_size"]
     positive += ["eval_every", "eval_games", "checkpoint_every", "keep_checkpoints", "torch_threads", "max_plies"]
     for name in positive:

@@ -28,16 +28,15 @@ from typing import Any
 
 import torch
 
-try:
-    import ray
-except ModuleNotFoundError as error:  # --backend ray without the extra: say what to install
-    raise ModuleNotFoundError('--backend ray needs Ray: pip install "awale_env[rllib]"') from error
-from ray.exceptions import NodeDiedError, RayActorError, WorkerCrashedError
-
 from agents.alphazero.network import build_network
 from agents.alphazero.selfplay import Samples
+from agents.extras import needs_extra
 from training import arena
 from training.alphazero import AlphaZeroConfig, _load_weights, _play_generation, _self_play_games, _weights_bytes
+
+with needs_extra("--backend ray"):  # without the extra: one line saying what to install
+    import ray
+    from ray.exceptions import NodeDiedError, RayActorError, WorkerCrashedError
 
 #: What ``ray.get`` raises when the actor running a call is gone.
 LOST_ACTOR_ERRORS = (RayActorError, WorkerCrashedError, NodeDiedError)

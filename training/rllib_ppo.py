@@ -110,6 +110,13 @@ def resolved(config: RLlibPPOConfig) -> RLlibPPOConfig:
         hidden=tuple(config.hidden),
         eval_opponents=tuple(config.eval_opponents),
     )
+    for name in ("learning_rate", "clip"):
+        runs.check_number(config, name, 0, exclusive=True)
+    for name in ("gamma", "gae_lambda"):
+        runs.check_number(config, name, 0, 1)
+    for name in ("entropy", "vf_coef"):
+        runs.check_number(config, name, 0)
+    runs.check_types(config)
     positive = ("iterations", "envs_per_runner", "train_batch_size", "minibatch_size", "num_epochs", "eval_every",
                 "eval_games", "checkpoint_every")  # fmt: skip
     for name in positive:

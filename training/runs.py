@@ -17,13 +17,17 @@
 
 from __future__ import annotations
 
+import contextvars
 import csv
 import dataclasses
 import io
 import json
+import math
 import re
 import sys
 import time
+import types
+import typing
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,11 +103,87 @@ def read_config(run_dir: Path) -> dict[str, Any] | None:
     return options
 
 
-def from_saved(config_type: type, saved: dict[str, Any], **place: Any) -> Any:
-    """The configuration of saved options (fields the dataclass no longer has are dropped), at ``place``."""
+def from_saved(config_type: type, saved: dict[str, Any], source: Path | str = CONFIG_FILE, **place: Any) -> Any:
+    """The configuration of saved options (fields the dataclass no longer has are dropped), at ``place``; a saved
+    value of the wrong type (``"workers": "x"``) is a ValueError naming the option and ``source``."""
     names = {f.name for f in dataclasses.fields(config_type)} - set(PLACE_FIELDS)
     options = {k: tuple(v) if isinstance(v, list) else v for k, v in saved.items() if k in names}
-    return config_type(**options, **place)
+    try:
+        config = config_type(**options, **place)
+        check_types(config)
+    except ValueError as error:
+        raise ValueError(f"{source}: {error}") from None
+    return config
+
+
+# --- checking options ----------------------------------------------------------------------------------------------
+
+#: True while tyro builds a configuration from the command line: a configuration's ``__post_init__`` then leaves its
+#: checks to :func:`parse`, which runs them once tyro is done, so that a bad option is one line ``error: ...`` rather
+#: than tyro's box (tyro catches what ``__post_init__`` raises).
+_parsing = contextvars.ContextVar("parsing", default=False)
+
+
+def parsing() -> bool:
+    """Whether tyro is building the configuration (see :data:`_parsing`)."""
+    return _parsing.get()
+
+
+def _type_name(hint: Any) -> str:
+    """How a message names the values of the type ``hint``."""
+    names = {bool: "true or false", int: "an integer", float: "a finite number", str: "a string", type(None): "none"}
+    if hint in names:
+        return names[hint]
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return " or ".join(_type_name(arg) for arg in typing.get_args(hint))
+    if typing.get_origin(hint) is tuple:
+        return f"a list of {_type_name(typing.get_args(hint)[0]).removeprefix('an ').removeprefix('a ')}s"
+    return str(hint)
+
+
+def _has_type(value: Any, hint: Any) -> bool:
+    """Whether ``value`` is of the type ``hint`` (bool is not a number, a float is finite; a tuple may be a list).
+    Types other than those of the trainers' options are not checked."""
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if hint is str:
+        return isinstance(value, str)
+    if hint is type(None):
+        return value is None
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_has_type(value, arg) for arg in args)
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        return isinstance(value, (tuple, list)) and all(_has_type(item, args[0]) for item in value)
+    return True
+
+
+def check_types(config: Any) -> None:
+    """ValueError naming the first option of the dataclass ``config`` whose value is not of the field's type."""
+    hints = typing.get_type_hints(type(config))
+    for field in dataclasses.fields(config):
+        value = getattr(config, field.name)
+        if not _has_type(value, hints[field.name]):
+            raise ValueError(f"{option(field.name)} must be {_type_name(hints[field.name])}, got {value!r}")
+
+
+def check_number(config: Any, name: str, minimum: float, maximum: float | None = None, exclusive: bool = False) -> None:
+    """ValueError unless the option ``name`` of ``config`` is a finite number at least ``minimum`` (above it when
+    ``exclusive``) and at most ``maximum``; the message names the option and the allowed range."""
+    value = getattr(config, name)
+    number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    above = number and (value > minimum if exclusive else value >= minimum)
+    if number and above and (maximum is None or value <= maximum):
+        return
+    if maximum is None:
+        allowed = f"a finite number {'>' if exclusive else '>='} {minimum:g}"
+    else:
+        allowed = f"in {'(' if exclusive else '['}{minimum:g}, {maximum:g}]"
+    raise ValueError(f"{option(name)} must be {allowed}, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -190,13 +270,25 @@ def parse(trainer: Trainer, argv: list[str] | None, description: str) -> Any:
     """The trainer's options from the command line; with ``--resume``, the options the run saved stand in for the
     defaults, so a resume needs only the options it changes."""
     parse_args = {"args": argv, "description": description, "prog": trainer.command}
-    config = tyro.cli(trainer.config_type, **parse_args)
+    config = _command_line(trainer.config_type, **parse_args)
     if config.resume:
-        saved = trainer.saved(Path(trainer.resolve(config).run_dir))
+        run_dir = Path(trainer.resolve(config).run_dir)
+        saved = trainer.saved(run_dir)
         if saved is not None:
-            default = from_saved(trainer.config_type, saved, run_dir=config.run_dir, resume=True)
-            config = tyro.cli(trainer.config_type, default=default, **parse_args)
+            source = run_dir / CONFIG_FILE if (run_dir / CONFIG_FILE).exists() else run_dir
+            default = from_saved(trainer.config_type, saved, source, run_dir=config.run_dir, resume=True)
+            config = _command_line(trainer.config_type, default=default, **parse_args)
     return config
+
+
+def _command_line(config_type: type, **parse_args: Any) -> Any:
+    """tyro's configuration of the command line, its ``__post_init__`` checks run after tyro (:data:`_parsing`)."""
+    token = _parsing.set(True)
+    try:
+        config = tyro.cli(config_type, **parse_args)
+    finally:
+        _parsing.reset(token)
+    return dataclasses.replace(config)  # builds it again, checks included: a bad option raises ValueError here
 
 
 def stopped_message(trainer: Trainer, run_dir: str | None) -> str:

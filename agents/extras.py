@@ -1,0 +1,35 @@
+"""The optional extras of the package: an import that needs one fails with a message saying what to install.
+
+``pip install awale_env`` leaves out Ray (the ``rllib`` extra); the modules that need it import it inside
+:func:`needs_extra`, so that the ``awale`` command ends with one line (``... needs Ray: pip install
+"awale_env[rllib]"``) instead of a traceback, and the Python API raises :class:`MissingExtraError` with that message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+#: What each extra brings that a module may miss: the top-level package and its name for people.
+EXTRA_PACKAGES = {"rllib": ("ray", "Ray")}
+
+
+class MissingExtraError(ModuleNotFoundError):
+    """A package of an optional extra is not installed; the message names what needs it and the pip command."""
+
+
+@contextmanager
+def needs_extra(feature: str, extra: str = "rllib") -> Iterator[None]:
+    """Turn the ModuleNotFoundError of the extra's package, raised by the imports inside, into a
+    :class:`MissingExtraError` saying that ``feature`` needs the extra; a missing module of anything else (a broken
+    installation of the package itself) keeps its own error."""
+    package, label = EXTRA_PACKAGES[extra]
+    try:
+        yield
+    except MissingExtraError:
+        raise
+    except ModuleNotFoundError as error:
+        if (error.name or "").split(".")[0] != package:
+            raise
+        message = f'{feature} needs {label}: pip install "awale_env[{extra}]"'
+        raise MissingExtraError(message, name=error.name) from error

@@ -1,0 +1,127 @@
+"""Bad trainer options and missing extras end a command with one line on stderr, never a traceback or tyro's box;
+the Python API raises ValueError (MissingExtraError for a missing extra). Every case fails before any training."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import math
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agents.extras import MissingExtraError, needs_extra
+from training import alphazero, ppo_selfplay, runs
+
+AWALE = shutil.which("awale") or str(Path(sys.executable).with_name("awale"))
+
+
+def installed(distribution: str) -> bool:
+    """Whether ``distribution`` is installed (not whether ``import`` finds a folder: tests/ray is one)."""
+    try:
+        importlib.metadata.distribution(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+HAS_RAY = installed("ray")
+
+
+def awale(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([AWALE, *args], capture_output=True, text=True, timeout=120, cwd=cwd)
+
+
+@pytest.mark.parametrize(
+    ("trainer", "options", "named"),
+    [
+        ("alphazero", ["--workers", "-1"], "--workers"),
+        ("alphazero", ["--learning-rate", "nan"], "--learning-rate"),
+        ("alphazero", ["--game", "nope"], "--game"),
+        ("ppo", ["--gamma", "5"], "--gamma must be in [0, 1]"),
+        ("ppo", ["--clip-range", "-1"], "--clip-range must be a finite number > 0"),
+        ("ppo", ["--learning-rate", "nan"], "--learning-rate must be a finite number > 0"),
+    ],
+)
+def test_a_bad_option_is_one_line_and_exit_code_2(tmp_path, trainer, options, named):
+    done = awale("train", trainer, *options, "--run-dir", "run", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and named in lines[0], done.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_bad_value_in_a_resumed_runs_config_names_the_field_and_the_file(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / alphazero.STATE_FILE).write_bytes(b"")
+    (run / runs.CONFIG_FILE).write_text(json.dumps({"workers": "x"}))
+    done = awale("train", "alphazero", "--run-dir", str(run), "--resume", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == f"error: {run / runs.CONFIG_FILE}: --workers must be an integer, got 'x'"
+
+
+@pytest.mark.skipif(HAS_RAY, reason="Ray is installed: the commands run")
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["train", "rllib", "--help"],
+        ["arena", "--agents", "rllib:path=.", "random"],
+        ["arena", "--agents", "random", "greedy", "--backend", "ray", "--games", "2"],
+    ],
+)
+def test_a_command_needing_ray_without_it_says_what_to_install(tmp_path, command):
+    done = awale(*command, cwd=tmp_path)
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].endswith('needs Ray: pip install "awale_env[rllib]"'), done.stderr
+
+
+def test_needs_extra_keeps_the_error_of_another_missing_module():
+    with pytest.raises(MissingExtraError, match=r'^--backend ray needs Ray: pip install "awale_env\[rllib\]"$'):
+        with needs_extra("--backend ray"):
+            raise ModuleNotFoundError("No module named 'ray.rllib'", name="ray.rllib")
+    with pytest.raises(ModuleNotFoundError) as raised:
+        with needs_extra("--backend ray"):
+            raise ModuleNotFoundError("No module named 'numpyy'", name="numpyy")
+    assert not isinstance(raised.value, MissingExtraError)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"workers": "x"}, "--workers must be an integer, got 'x'"),
+        ({"workers": True}, "--workers must be an integer, got True"),
+        ({"learning_rate": math.nan}, "--learning-rate must be a finite number > 0, got nan"),
+        ({"gate_threshold": 2.0}, r"--gate-threshold must be in \[0, 1\], got 2.0"),
+        ({"weight_decay": math.inf}, "--weight-decay must be a finite number >= 0, got inf"),
+    ],
+)
+def test_alphazero_config_raises_value_error(options, message):
+    with pytest.raises(ValueError, match=message):
+        alphazero.AlphaZeroConfig(**options)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"gamma": 5.0}, r"--gamma must be in \[0, 1\], got 5.0"),
+        ({"gae_lambda": -0.1}, r"--gae-lambda must be in \[0, 1\]"),
+        ({"clip_range": -1.0}, "--clip-range must be a finite number > 0"),
+        ({"learning_rate": math.nan}, "--learning-rate must be a finite number > 0, got nan"),
+        ({"ent_coef": math.inf}, "--ent-coef must be a finite number >= 0"),
+        ({"vf_coef": -1.0}, "--vf-coef must be a finite number >= 0"),
+        ({"max_grad_norm": 0.0}, "--max-grad-norm must be a finite number > 0"),
+        ({"pool_random": 0.0, "pool_greedy": 0.0, "pool_snapshots": 0.0}, "must not all be 0"),
+        ({"recent_bias": 0.0}, r"--recent-bias must be in \(0, 1\]"),
+        ({"n_envs": True}, "--n-envs must be an integer, got True"),
+    ],
+)
+def test_ppo_train_raises_value_error_before_writing_anything(tmp_path, options, message):
+    run = tmp_path / "run"
+    with pytest.raises(ValueError, match=message):
+        ppo_selfplay.train(ppo_selfplay.Args(run_dir=str(run), progress=False, **options))
+    assert not run.exists()
