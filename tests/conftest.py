@@ -8,6 +8,7 @@ for one test and puts the registry back after it.
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,6 +16,13 @@ import pytest
 
 from awale_env.games import GAMES, Game
 from awale_env.registration import gymnasium_id, pettingzoo_id, register_environments
+
+# Several tests Ctrl-C a subprocess (a trainer, the arena, a bot) and expect it to stop. A suite started in the
+# background by a non-interactive shell (`cmd &`, nohup) ignores SIGINT, every subprocess would inherit that, and
+# Python keeps an inherited SIG_IGN: the subprocess would never see the Ctrl-C. A handler of this process is reset
+# to the default in each subprocess it starts, so with one installed they start as from a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 #: Rule flags worth testing beside a game's defaults (each game is tested with its defaults as well).
 RULE_VARIANTS: dict[str, tuple[dict[str, Any], ...]] = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -113,13 +114,19 @@ def test_ctrl_c_stops_a_run_and_its_workers_with_one_line(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env={**os.environ, "PYTHONFAULTHANDLER": "1"},
     )  # fmt: skip
     deadline = time.monotonic() + 300
     while not (run / "state.pt").exists():
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()
         time.sleep(0.1)
     process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=120)
+    try:
+        _, err = process.communicate(timeout=120)
+    except subprocess.TimeoutExpired:  # say where it hangs: faulthandler dumps every thread's stack on SIGABRT
+        process.send_signal(signal.SIGABRT)
+        threads = process.communicate(timeout=60)[1][-8000:]
+        pytest.fail(f"no exit 120 s after Ctrl-C; its threads:\n{threads}")
     assert process.returncode == 130
     assert err == f"stopped; resume with: awale train alphazero --run-dir {run} --resume\n"
 
