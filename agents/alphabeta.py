@@ -535,6 +535,6 @@ class AlphaBetaAgent:
 
     def _negamax(self, root: kn.Root, env: Any, depth: int, counters: np.ndarray) -> int:
         return negamax(
-            root.board, root.stores, root.player, root.ply, root.max_plies, depth, self._keys, self._tt,
+            root.board, root.stores, root.player, root.ply, root.kernels.horizon(root), depth, self._keys, self._tt,
             self._killers, self._history, self._work, counters, env, self._evaluation,
         )  # fmt: skip

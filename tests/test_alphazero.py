@@ -293,12 +293,17 @@ def test_search_gives_the_same_counts_without_numba():
     assert run_python(script) == counts.tolist()
 
 
-def test_the_shipped_network_gives_the_outputs_recorded_before_one_class_served_every_game():
-    """``awale16.pt`` loads with ``weights_only=True`` into :class:`RingNet` built from the game's data and computes
-    what the two-colour game's own network class computed (outputs recorded from it)."""
+#: The first network shipped for the two-colour game (``agents/alphazero/pretrained/awale16.pt`` until a stronger one
+#: replaced it), kept for the outputs and moves recorded from it.
+FIRST_NETWORK = Path(__file__).parent / "data" / "alphazero_awale16_first.pt"
+
+
+def test_the_first_shipped_network_gives_the_outputs_recorded_before_one_class_served_every_game():
+    """The first ``awale16.pt`` loads with ``weights_only=True`` into :class:`RingNet` built from the game's data and
+    computes what the two-colour game's own network class computed (outputs recorded from it)."""
     from agents.alphazero import pretrained_path
 
-    payload = torch.load(pretrained_path("awale16"), map_location="cpu", weights_only=True)
+    payload = torch.load(FIRST_NETWORK, map_location="cpu", weights_only=True)
     net = RingNet(NetworkConfig(**payload["network"], game="awale16")).eval()  # shipped before the others existed
     net.load_state_dict(payload["state_dict"])  # strict: the same parameters under the same names
     with torch.inference_mode():
@@ -350,15 +355,15 @@ def test_folded_evaluator_matches_the_network_at_every_batch_size():
     np.testing.assert_allclose(first_values, values.numpy()[:3], atol=1e-5)
 
 
-#: ``AlphaZeroAgent(pretrained=True, simulations=300, leaves=1)``'s moves from ``random_states(8, seed=16,
-#: plies=(0, 60))``, recorded with the torch-module forward pass the folded one replaced.
+#: The moves of ``AlphaZeroAgent(simulations=300, leaves=1)`` with :data:`FIRST_NETWORK` from ``random_states(8,
+#: seed=16, plies=(0, 60))``, recorded with the torch-module forward pass the folded one replaced.
 RECORDED_MOVES = [4, 2, 3, 28, 19, 20, 26, 26]
 
 
 def test_the_agent_at_one_leaf_per_call_plays_the_moves_recorded_before_the_faster_forward_pass():
     from agents.alphazero import AlphaZeroAgent
 
-    agent = AlphaZeroAgent(pretrained=True, simulations=300, leaves=1)
+    agent = AlphaZeroAgent(path=str(FIRST_NETWORK), simulations=300, leaves=1)
     assert [agent.act(state) for state in random_states(8, seed=16, plies=(0, 60))] == RECORDED_MOVES
 
 

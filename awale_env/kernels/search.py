@@ -66,6 +66,11 @@ def higher_store(env, board, stores, code, to_move):
     return DRAW
 
 
+def own_ply_limit(root: Root) -> int:
+    """``horizon`` of a game whose rules set no move limit of their own: the root's ``max_plies``."""
+    return root.max_plies
+
+
 @njit(cache=True, error_model="numpy")
 def never_repeated(env, board, to_move, height):
     """``repeated`` of a game without a repetition rule."""
@@ -101,7 +106,8 @@ class SearchKernels:
     and the height of its last capture: what the game needs of them). ``root(state)`` is a State as the searches
     take it, ``new_key_set(capacity)`` the repetition set a simulation keeps (a placeholder for a game without
     one), ``random_playouts(state, count, rng)`` the total plies of ``count`` compiled random games from a State
-    (benchmarks).
+    (benchmarks), ``horizon(root)`` the ply limit alpha-beta's table keys positions by (the plies left): the root's
+    ``max_plies`` unless the rules end every game sooner (a move limit of the rules).
 
     The other fields are jitted implementations with the signatures of the kernels of :mod:`agents.kernels`
     (``legal``, ``moves``, ``move``, ``status``, ``winner``, ``playout``, ``repeated``, ``track_line``, ``record``,
@@ -126,6 +132,7 @@ class SearchKernels:
     observe: Callable
     # What a game without a repetition rule, whose winner holds the higher store, leaves as it is:
     new_key_set: Callable[[int], np.ndarray] = no_key_set
+    horizon: Callable[[Root], int] = own_ply_limit
     winner: Callable = higher_store
     repeated: Callable = never_repeated
     track_line: Callable = no_line

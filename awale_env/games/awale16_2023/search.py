@@ -6,7 +6,6 @@ are compiled once per env class)."""
 from __future__ import annotations
 
 from collections import namedtuple
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -79,14 +78,14 @@ def search_kernels(env_type: type, total_seeds: int) -> SearchKernels:
     """The search kernels of an edition with transparent seeds whose env class is ``env_type``."""
 
     def root(state: Any) -> Root:
-        """The root of ``state``, its ply limit the nearer of ``max_plies`` and the rules' move limit: the move limit
-        ends a game before ``max_plies`` would (:func:`core.end_status`), so nothing changes but the horizon the
-        searches see (alpha-beta's table keys positions by the plies left)."""
-        node = Root.of(kernels, state, state.seeds, flags=state.rules_code)
-        limit = int(core.move_limit(state.rules_code))
-        if limit != core.NO_LIMIT and (node.max_plies == core.NO_LIMIT or limit < node.max_plies):
-            node = replace(node, max_plies=limit)
-        return node
+        return Root.of(kernels, state, state.seeds, flags=state.rules_code)
+
+    def horizon(root: Root) -> int:
+        """The nearer of ``max_plies`` and the rules' move limit (which ends a game first: :func:`core.end_status`)."""
+        limit = int(core.move_limit(root.flags))
+        if limit == core.NO_LIMIT or (root.max_plies != core.NO_LIMIT and root.max_plies < limit):
+            return root.max_plies
+        return limit
 
     def make_env(flags: int, root_keys: np.ndarray, scratch: np.ndarray, path_keys: np.ndarray, since: np.ndarray
                  ) -> Any:  # fmt: skip
@@ -106,6 +105,7 @@ def search_kernels(env_type: type, total_seeds: int) -> SearchKernels:
         max_count=total_seeds,
         max_store=total_seeds,
         root=root,
+        horizon=horizon,
         make_env=make_env,
         random_playouts=random_playouts,
         legal=legal,

@@ -14,6 +14,7 @@ from awale_env.errors import IllegalMoveError
 from awale_env.games import get_game
 from awale_env.games.awale16_2023 import kernels
 from awale_env.kernels.rng import make_rng
+from awale_env.kernels.search import new_scratch
 
 S2023 = get_game("awale16_2023").state_type
 S2024 = get_game("awale16_2024").state_type
@@ -215,14 +216,22 @@ def test_2025_stops_after_400_moves_and_more_seeds_wins():
     assert quiet_move_position(ply=299, max_plies=300).play("1R").end_reason == "ply_limit"
 
 
-def test_the_searches_see_the_nearer_of_the_move_limit_and_max_plies():
-    """The move limit ends a game before any larger ``max_plies``: the searches' root takes it as their horizon
-    (alpha-beta's table tells positions apart by the plies left), which changes no status."""
+def test_alpha_beta_sees_the_nearer_of_the_move_limit_and_max_plies():
+    """The move limit ends a game before any larger ``max_plies``: it is the horizon by which alpha-beta's table
+    tells positions apart (the plies left), the status of a move being the same with either limit."""
     search = get_game("awale16_2025").search
-    assert search.root(quiet_move_position(ply=10)).max_plies == 400
-    assert search.root(quiet_move_position(ply=10, max_plies=1000)).max_plies == 400
-    assert search.root(quiet_move_position(ply=10, max_plies=300)).max_plies == 300
-    assert get_game("awale16_2023").search.root(get_game("awale16_2023").initial(max_plies=None)).max_plies == 0
+    for max_plies, horizon in [(None, 400), (1000, 400), (400, 400), (300, 300)]:
+        root = search.root(quiet_move_position(ply=10, max_plies=max_plies))
+        assert root.max_plies == (max_plies or 0) and search.horizon(root) == horizon
+    edition_2023 = get_game("awale16_2023")
+    assert edition_2023.search.horizon(edition_2023.search.root(edition_2023.initial(max_plies=None))) == 0
+    state = quiet_move_position(ply=399, stores=(30, 28))
+    root = search.root(state)
+    env = root.env(new_scratch(), np.zeros(8, dtype=np.int64), np.zeros(8, dtype=np.int64))
+    board, stores = root.board.copy(), root.stores.copy()
+    gained = search.move(env, board, stores, 0, state.to_action("1R"))
+    codes = {search.status(env, board, stores, 1, 400, limit, gained, False) for limit in (0, 400, 1000)}
+    assert len(codes) == 1 and codes != {0}  # the move limit, whichever max_plies: not ongoing
 
 
 def test_2025_random_games_end_by_the_400th_move_without_a_ply_limit():
