@@ -261,7 +261,7 @@ def test_bad_options_are_refused_before_training(tmp_path):
 def test_cli_reports_errors_in_one_line(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
         ppo_selfplay.main(["--run-dir", str(tmp_path / "missing"), "--resume"])
-    assert exit_info.value.code == 2
+    assert exit_info.value.code == 1  # a file that cannot be read (FileNotFoundError), as in the awale command
     err = capsys.readouterr().err
     assert err.startswith("error: no checkpoint") and err.count("\n") == 1
 
