@@ -12,7 +12,7 @@ against time per move as a PNG (``--plot``), both again after each budget.
 
 Usage (the real table, hours of CPU; the workers should not outnumber the free cores, or the timed agents get less
 than their budget):
-    python benchmarks/strength.py --times 0.1 0.3 1 --games 40 --workers 2 --seed 1 \\
+    python benchmarks/strength.py --times 0.1 0.3 1 --games 40 40 20 --workers 2 --seed 1 \\
         --markdown benchmarks/results/strength/strength.md --plot docs/strength.png [--resume]
 """
 
@@ -36,6 +36,8 @@ from training.arena import (
     JOURNAL_NAME,
     Standing,
     TournamentResult,
+    check_specs,
+    forget_network_games,
     format_table,
     round_robin,
     summarize,
@@ -61,7 +63,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="agent spec templates, {t} for the time per move (default: %(default)s)")  # fmt: skip
     parser.add_argument("--times", nargs="+", type=float, default=[0.1, 0.3, 1.0], metavar="SECONDS",
                         help="times per move (default: %(default)s)")  # fmt: skip
-    parser.add_argument("--games", type=int, default=40, help="games per pair, even (default: %(default)s)")
+    parser.add_argument("--games", nargs="+", type=int, default=[40], metavar="N",
+                        help="games per pair, even: one for every budget or one per time (default: 40)")  # fmt: skip
     parser.add_argument("--workers", type=int, default=1, help="arena worker processes (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=1, help="tournament seed (default: %(default)s)")
     parser.add_argument("--game", default=DEFAULT_GAME, help="game (default: %(default)s)")
@@ -71,16 +74,26 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--out-dir", type=Path, default=Path("benchmarks/results/strength"),
                         help="one folder per budget in it (default: %(default)s)")  # fmt: skip
     parser.add_argument("--resume", action="store_true", help="continue each budget's games.jsonl")
+    parser.add_argument("--replay", action="append", default=[], metavar="TEMPLATE",
+                        help="with --resume: play again the games of this agent (a changed network file)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, default=None, help="the tables (default: OUT_DIR/strength.md)")
     parser.add_argument("--plot", type=Path, default=None, help="Elo against time (default: OUT_DIR/strength.png)")
     args = parser.parse_args(argv)
     if args.anchor not in args.agents:
         parser.error(f"--anchor {args.anchor!r} is not one of the agents {args.agents}")
+    if args.replay and not args.resume:
+        parser.error("--replay changes the games of a journal: it needs --resume")
+    if not set(args.replay) <= set(args.agents):
+        parser.error(f"--replay {sorted(set(args.replay) - set(args.agents))} is not one of the agents {args.agents}")
     if TIME_FIELD in args.anchor:
         parser.error(f"--anchor {args.anchor!r} has {TIME_FIELD}: the anchor plays alike at every time")
     if min(args.times) <= 0 or len(set(args.times)) < len(args.times):
         parser.error(f"times per move must be positive and distinct, got {args.times}")
-    args.times.sort()
+    if len(args.games) not in (1, len(args.times)):
+        parser.error(f"--games takes one number or one per time ({len(args.times)}), got {len(args.games)}")
+    # Games per pair by time per move, in increasing time.
+    args.games = dict(sorted(zip(args.times, args.games * len(args.times) if len(args.games) == 1 else args.games)))
+    args.times = list(args.games)
     args.markdown = args.markdown or args.out_dir / "strength.md"
     args.plot = args.plot or args.out_dir / "strength.png"
     return args
@@ -129,11 +142,16 @@ def run_budget(args: argparse.Namespace, seconds: float) -> BudgetRun:
     """The round robin at ``seconds`` per move, its files written into its folder of ``--out-dir``."""
     folder = args.out_dir / f"{seconds_text(seconds)}s"
     journal = folder / JOURNAL_NAME
+    specs = [spec_at(template, seconds) for template in args.agents]
+    if args.replay and journal.exists():
+        replayed = [spec_at(template, seconds) for template in args.replay]
+        dropped = forget_network_games(journal, replayed, check_specs(specs, args.game))
+        print(f"{dropped} games of {', '.join(replayed)} to play again with its network file of now", flush=True)
     from_journal = journal_games(journal, args.resume)
     load_before, start = os.getloadavg(), time.perf_counter()
     result = round_robin(
-        [spec_at(template, seconds) for template in args.agents],
-        args.games,
+        specs,
+        args.games[seconds],
         args.seed,
         args.workers,
         opening_plies=args.opening_plies,
@@ -168,6 +186,15 @@ def duration_text(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h"
 
 
+def games_text(args: argparse.Namespace, runs: list[BudgetRun]) -> str:
+    """Games per pair: one number if every budget played as many, else one per budget ("10 / 6 (at 0.3 / 1 s)")."""
+    counts = [args.games[run.seconds_per_move] for run in runs]
+    if len(set(counts)) == 1:
+        return str(counts[0])
+    times = " / ".join(seconds_text(run.seconds_per_move) for run in runs)
+    return f"{' / '.join(map(str, counts))} (at {times} s)"
+
+
 def load_text(load: tuple[float, float, float]) -> str:
     return " / ".join(f"{x:.2f}" for x in load)
 
@@ -186,7 +213,8 @@ def markdown(args: argparse.Namespace, argv: list[str], runs: list[BudgetRun], s
         "",
         f"Made by `python benchmarks/strength.py {shlex.join(argv)}`, started {started:%Y-%m-%d %H:%M} UTC on "
         f"{os.cpu_count()} cores ({cpu_model()}, Python {platform.python_version()}). Game {args.game}; each pair "
-        f"of agents plays {args.games} games (mirrored pairs from random openings of {args.opening_plies} plies), "
+        f"of agents plays {games_text(args, runs)} games (mirrored pairs from random openings of "
+        f"{args.opening_plies} plies), "
         f"seed {args.seed}, max plies {max_plies}, {args.workers} worker process(es). Elo: maximum-likelihood "
         f"Bradley-Terry fit of `training.arena.elo` (one virtual draw per pair), 95 % confidence intervals, "
         f"`{args.anchor}` at 0 at every budget (the intervals are those of the difference from it).",
@@ -242,7 +270,7 @@ def plot_strength(args: argparse.Namespace, runs: list[BudgetRun]) -> None:
     ax.grid(alpha=0.3)
     ax.set_xlabel("time per move")
     ax.set_ylabel(f"Elo (95 % CI), {args.anchor} = 0")
-    ax.set_title(f"{args.game}, {args.games} games per pair, seed {args.seed}")
+    ax.set_title(f"{args.game}, {games_text(args, runs)} games per pair, seed {args.seed}")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
     fig.tight_layout()
     args.plot.parent.mkdir(parents=True, exist_ok=True)

@@ -25,6 +25,8 @@ from training.arena import (
     JournalError,
     JournalWarning,
     WorkerTraceback,
+    check_specs,
+    forget_network_games,
     play_match,
     round_robin,
     run_tasks,
@@ -149,6 +151,48 @@ def test_the_journal_keeps_each_network_file_digest_and_a_resume_refuses_another
     older = {key: value for key, value in settings.items() if key != "weights"}  # a journal from before the digests
     journal.write_text(json.dumps({"format": "awale arena games", "version": 1, "settings": older}) + "\n" + games[0])
     assert round_robin(PPO_SPECS, games_per_pair=2, seed=1, progress=False, journal=journal, resume=True) == first
+
+
+FIRST_NETWORK = Path(__file__).parent / "data" / "alphazero_awale16_first.pt"
+
+
+def test_a_new_network_replays_its_games_only(tmp_path):
+    """A network shipped since a long round robin: its games are dropped from the journal and played again with the
+    new file, the others' games kept; a second call (a resume after a kill) drops nothing more."""
+    network, journal = tmp_path / "net.pt", tmp_path / "games.jsonl"
+    network.write_bytes(FIRST_NETWORK.read_bytes())
+    specs = ["random", "greedy", f"alphazero:path={network},simulations=2"]
+    settings = {"games_per_pair": 2, "seed": 1, "progress": False, "journal": journal}  # 6 games, 4 of alphazero
+    round_robin(specs, **settings)
+    header, *games = journal.read_text().splitlines(keepends=True)
+    network.write_bytes(alphazero_pretrained_path("awale16").read_bytes())
+    weights = check_specs(specs, "awale16")
+    assert weights == {specs[2]: hashlib.sha256(network.read_bytes()).hexdigest()}
+
+    assert forget_network_games(journal, [specs[2]], weights) == 4
+    assert forget_network_games(journal, [specs[2]], weights) == 0
+    new_header, *kept = journal.read_text().splitlines(keepends=True)
+    assert kept == [game for game in games if json.loads(game)["specs"] == ["random", "greedy"] or
+                    json.loads(game)["specs"] == ["greedy", "random"]]  # fmt: skip
+    assert json.loads(new_header)["settings"] == {**json.loads(header)["settings"], "weights": weights}
+    result = round_robin(specs, resume=True, **settings)  # the new network's games only
+    assert len(result.games) == 6 and journal.read_text().count("\n") == 7
+
+    older = json.loads(header)  # a journal from before the digests were kept: every game of the agent goes
+    del older["settings"]["weights"]
+    journal.write_text(json.dumps(older) + "\n" + "".join(games))
+    assert forget_network_games(journal, [specs[2]], weights) == 4
+    assert json.loads(journal.read_text().splitlines()[0])["settings"]["weights"] == weights
+
+
+def test_replaying_an_agent_with_no_network_or_a_bad_journal_is_refused(tmp_path):
+    journal = tmp_path / "games.jsonl"
+    with pytest.raises(ValueError, match="'greedy' plays with no network file"):
+        forget_network_games(journal, ["greedy"], {})
+    journal.write_text("not json\n")
+    with pytest.raises(JournalError, match="line 1: not the settings line"):
+        forget_network_games(journal, ["ppo:pretrained"], {"ppo:pretrained": "0" * 64})
+    assert journal.read_text() == "not json\n"
 
 
 def test_a_negative_seed_is_named():

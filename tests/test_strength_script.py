@@ -9,7 +9,10 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 import training.arena
+from agents.alphazero.agent import pretrained_path as alphazero_pretrained_path
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "strength.py"
 AGENTS = ["random", "greedy", "alphabeta:depth=1,time={t}"]  # 3 pairs x 2 games: 6 games per budget
@@ -67,3 +70,43 @@ def test_two_budgets_then_a_resume_of_what_is_missing(tmp_path, monkeypatch):
     text = markdown.read_text()
     assert "4 games from the journal, 2 played" in text and "--resume" in text
     assert len((out / "0.02s" / "games.jsonl").read_text().splitlines()) == 1 + 6
+
+
+def test_games_per_pair_per_budget(tmp_path, monkeypatch):
+    strength = load_script(monkeypatch)
+    markdown, out = tmp_path / "strength.md", tmp_path / "runs"
+    argv = ["--agents", "random", "greedy", "--anchor", "random", "--times", "0.02", "0.01", "--games", "4", "2",
+            "--workers", "1", "--max-plies", "40", "--out-dir", str(out), "--markdown", str(markdown)]  # fmt: skip
+
+    runs = strength.main(argv)
+    assert {run.seconds_per_move: len(run.result.games) for run in runs} == {0.01: 2, 0.02: 4}  # paired with --times
+    assert "plays 2 / 4 (at 0.01 / 0.02 s) games" in markdown.read_text()
+
+
+def test_games_per_pair_count_must_match_the_times(monkeypatch, capsys):
+    strength = load_script(monkeypatch)
+    with pytest.raises(SystemExit) as exit:
+        strength.parse_args(["--times", "0.1", "0.3", "1", "--games", "10", "6"])
+    assert exit.value.code == 2
+    assert "--games takes one number or one per time (3), got 2" in capsys.readouterr().err
+
+
+def test_replay_plays_again_the_games_of_a_changed_network(tmp_path, monkeypatch, capsys):
+    strength = load_script(monkeypatch)
+    network, markdown, out = tmp_path / "net.pt", tmp_path / "strength.md", tmp_path / "runs"
+    network.write_bytes((Path(__file__).parent / "data" / "alphazero_awale16_first.pt").read_bytes())
+    agent = f"alphazero:path={network},simulations=2"
+    argv = ["--agents", "random", "greedy", agent, "--times", "0.01", "--games", "2", "--workers", "1",
+            "--max-plies", "40", "--out-dir", str(out), "--markdown", str(markdown)]  # fmt: skip
+    strength.main(argv)
+    network.write_bytes(alphazero_pretrained_path("awale16").read_bytes())
+
+    strength.main([*argv, "--resume", "--replay", agent])
+    assert f"4 games of {agent} to play again" in capsys.readouterr().out
+    assert "2 games from the journal, 4 played" in markdown.read_text()
+    refused = {"--replay changes the games of a journal: it needs --resume": ["--replay", agent],
+               "--replay ['mcts'] is not one of the agents": ["--resume", "--replay", "mcts"]}  # fmt: skip
+    for message, wrong in refused.items():
+        with pytest.raises(SystemExit):
+            strength.parse_args([*argv, *wrong])
+        assert message in capsys.readouterr().err

@@ -44,6 +44,7 @@ import numpy as np
 from tqdm import tqdm
 
 from agents.base import game_refusal, reset_agent, weights_digest
+from agents.checkpoint import atomic_write
 from agents.registry import make
 from awale_env.games import DEFAULT_GAME, get_game
 
@@ -420,7 +421,7 @@ def run_tasks(
         bar.close()
 
 
-def _check_specs(specs: list[str], game: str) -> dict[str, str]:
+def check_specs(specs: list[str], game: str) -> dict[str, str]:
     """Fail fast, in this process, on a bad spec or an agent that cannot play ``game``; return the SHA-256 of the
     weights file of each agent that has one (:func:`agents.base.weights_digest`), by spec."""
     if len(specs) < 2:
@@ -491,7 +492,7 @@ def round_robin(
     if isinstance(opening_plies, bool) or not isinstance(opening_plies, int) or opening_plies < 0:
         raise ValueError(f"opening plies must be a non-negative integer, got {opening_plies!r}")
     game, max_plies = check_game(game, options, max_plies)
-    weights = _check_specs(specs, game)
+    weights = check_specs(specs, game)
     rules = tuple(sorted(options.items()))
     tasks = make_tasks(specs, games_per_pair, seed, opening_plies, max_plies, game, rules)
     games: list[GameResult] = []
@@ -629,6 +630,41 @@ def open_journal(path: Path, settings: dict[str, Any], tasks: list[GameTask], re
         with path.open("r+b") as file:
             file.truncate(sum(len(line) + 1 for line in lines[:-1]))
     return list(results.values())
+
+
+def forget_network_games(path: Path, specs: list[str], weights: dict[str, str]) -> int:
+    """Drop from the journal at ``path`` the games of each agent of ``specs`` whose network file is not the one
+    ``weights`` (the tournament's SHA-256 by spec, :func:`check_specs`) names, and record ``weights`` there: a resume
+    then plays those games again with the new networks and keeps every other game (a new network shipped, the rest of
+    a long round robin unchanged). A journal from before the digests were kept loses every game of ``specs`` and takes
+    ``weights`` for all its agents, the others' files assumed unchanged. Returns how many games were dropped: none
+    when the journal already names these networks, so a resume after a kill does not drop them again."""
+    for spec in specs:
+        if spec not in weights:
+            raise ValueError(f"{spec!r} plays with no network file: only a changed network's games can be replayed")
+    lines = path.read_bytes().splitlines(keepends=True)
+    try:
+        header = json.loads(lines[0])
+        recorded = header["settings"].get("weights")
+    except (IndexError, ValueError, TypeError, KeyError, AttributeError):
+        raise JournalError(f"{path} line 1: not the settings line of an arena journal") from None
+    if recorded is not None and not isinstance(recorded, dict):
+        raise JournalError(f"{path} line 1: the network files (weights) are not an object")
+    changed = {spec for spec in specs if recorded is None or recorded.get(spec) != weights[spec]}
+    if not changed:
+        return 0
+
+    def replayed(line: bytes) -> bool:
+        try:
+            return not changed.isdisjoint(json.loads(line)["specs"])
+        except (ValueError, TypeError, KeyError):
+            return False  # not a game: left for open_journal to judge
+
+    games = [line for line in lines[1:] if not replayed(line)]
+    now = dict(weights) if recorded is None else {**recorded, **{spec: weights[spec] for spec in changed}}
+    header["settings"]["weights"] = now
+    atomic_write(path, lambda file: file.write(json.dumps(header).encode() + b"\n" + b"".join(games)))
+    return len(lines) - 1 - len(games)
 
 
 def _difference(name: str, there: Any, here: Any) -> str:
