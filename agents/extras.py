@@ -2,11 +2,13 @@
 
 ``pip install awale_env`` leaves out Ray (the ``rllib`` extra); the modules that need it import it inside
 :func:`needs_extra`, so that the ``awale`` command ends with one line (``... needs Ray: pip install
-"awale_env[rllib]"``) instead of a traceback, and the Python API raises :class:`MissingExtraError` with that message.
+"awale_env[rllib]"``) instead of a traceback, and the Python API raises :class:`MissingExtraError` with that message;
+a module run as a script (``python -m training.rllib_ppo``) ends with that line too (:func:`script_needs_extra`).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -33,3 +35,17 @@ def needs_extra(feature: str, extra: str = "rllib") -> Iterator[None]:
             raise
         message = f'{feature} needs {label}: pip install "awale_env[{extra}]"'
         raise MissingExtraError(message, name=error.name) from error
+
+
+@contextmanager
+def script_needs_extra(module: str) -> Iterator[None]:
+    """Around the imports of a module that needs an extra: run as a script (``module`` is ``"__main__"``), a missing
+    extra ends it with the one line of :class:`MissingExtraError` (exit code 1, as the ``awale`` command); imported,
+    the error is raised as it is."""
+    try:
+        yield
+    except MissingExtraError as error:
+        if module != "__main__":
+            raise
+        print(f"error: {error}", file=sys.stderr)
+        raise SystemExit(1) from None

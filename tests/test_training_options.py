@@ -80,6 +80,23 @@ def test_a_command_needing_ray_without_it_says_what_to_install(tmp_path, command
     assert len(lines) == 1 and lines[0].endswith('needs Ray: pip install "awale_env[rllib]"'), done.stderr
 
 
+@pytest.mark.skipif(HAS_RAY, reason="Ray is installed: the modules run")
+@pytest.mark.parametrize(
+    "module",
+    [
+        ["training.rllib_ppo", "--help"],
+        ["training.tune_ppo_sweep", "--help"],
+        ["training.alphazero", "--backend", "ray", "--generations", "1", "--run-dir", "run"],
+    ],
+)
+def test_a_module_needing_ray_run_without_it_says_what_to_install(tmp_path, module):
+    done = subprocess.run([sys.executable, "-m", *module], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].endswith('needs Ray: pip install "awale_env[rllib]"'), done.stderr
+    assert not (tmp_path / "run").exists()
+
+
 def test_needs_extra_keeps_the_error_of_another_missing_module():
     with pytest.raises(MissingExtraError, match=r'^--backend ray needs Ray: pip install "awale_env\[rllib\]"$'):
         with needs_extra("--backend ray"):

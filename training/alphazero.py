@@ -56,6 +56,7 @@ from agents.alphazero.network import (
 )
 from agents.alphazero.selfplay import Samples, SelfPlay, play_match
 from agents.checkpoint import load_arrays, load_tensors
+from agents.extras import needs_extra
 from awale_env.games import DEFAULT_GAME, GAMES, get_game
 from training import runs
 from training.arena import BACKENDS
@@ -199,6 +200,9 @@ class AlphaZeroConfig:
             raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
         if self.backend == "ray" and self.workers < 1:
             raise ValueError("--backend ray plays on --workers Ray actors: --workers must be at least 1")
+        if self.backend == "ray":
+            with needs_extra("--backend ray"):  # a missing Ray said before the run directory is made
+                import ray  # noqa: F401
         for name in ("gate_games", "reference_games"):
             if getattr(self, name) % 2:
                 raise ValueError(f"{name} must be even (pairs with seats swapped), got {getattr(self, name)}")

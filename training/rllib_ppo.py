@@ -34,7 +34,10 @@ import tyro
 
 import agents
 from agents.base import game_refusal, reset_agent
-from agents.rllib import ACTIVATIONS, SHARED_POLICY, ActionMaskingModule, RLlibAgent, save_policy
+from agents.extras import script_needs_extra
+
+with script_needs_extra(__name__):
+    from agents.rllib import ACTIVATIONS, SHARED_POLICY, ActionMaskingModule, RLlibAgent, save_policy
 from awale_env.games import DEFAULT_GAME, GAMES, get_game
 from awale_env.gym_env import check_options
 from training import arena, runs

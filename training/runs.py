@@ -37,6 +37,7 @@ import tyro
 from tqdm import tqdm
 
 from agents.checkpoint import atomic_write
+from agents.extras import MissingExtraError
 
 CONFIG_FILE = "config.json"
 TENSORBOARD_DIR = "tb"
@@ -302,15 +303,15 @@ def stopped_message(trainer: Trainer, run_dir: str | None) -> str:
 
 def main(trainer: Trainer, argv: list[str] | None, description: str) -> Any:
     """A trainer's command: parse its options, train, return what ``train`` returns. Bad options, files and
-    checkpoints end it with one line ``error: ...`` on stderr (exit code 2), a file that cannot be read or written
-    (a full disk) too (exit code 1, as the ``awale`` command's); Ctrl-C with one line saying how to resume (exit
-    code 130)."""
+    checkpoints end it with one line ``error: ...`` on stderr (exit code 2); a file that cannot be read or written (a
+    full disk) or a missing extra (Ray) too, with exit code 1 as the ``awale`` command's; Ctrl-C with one line saying
+    how to resume (exit code 130)."""
     run_dir = None
     try:
         config = trainer.resolve(parse(trainer, argv, description))
         run_dir = config.run_dir
         return trainer.train(config)
-    except (ValueError, OSError) as error:
+    except (ValueError, OSError, MissingExtraError) as error:
         print("error: " + " ".join(str(error).split()), file=sys.stderr)
         raise SystemExit(2 if isinstance(error, ValueError) else 1) from None
     except KeyboardInterrupt:

@@ -22,11 +22,14 @@ from typing import Annotated
 
 import tyro
 
-from agents.rllib import SHARED_POLICY, save_policy
+from agents.extras import script_needs_extra
 from awale_env.games import DEFAULT_GAME, GAMES
 from training import runs
-from training.ray_backend import connect
-from training.rllib_ppo import RLlibPPOConfig, ppo_config
+
+with script_needs_extra(__name__):
+    from agents.rllib import SHARED_POLICY, save_policy
+    from training.ray_backend import connect
+    from training.rllib_ppo import RLlibPPOConfig, ppo_config
 
 #: Where an Algorithm checkpoint keeps its trained modules (RLlib's component names).
 MODULES_IN_CHECKPOINT = Path("learner_group", "learner", "rl_module")
