@@ -292,17 +292,20 @@ class ReplayBuffer:
         self.next = next_row % len(self.value)
 
 
-def _weights_bytes(net: RingNet) -> bytes:
+def weights_bytes(net: RingNet) -> bytes:
+    """The learner's weights as the bytes that go to self-play workers (processes or Ray actors)."""
     buffer = io.BytesIO()
     torch.save(net.state_dict(), buffer)
     return buffer.getvalue()
 
 
-def _load_weights(net: RingNet, data: bytes) -> None:
+def load_weights(net: RingNet, data: bytes) -> None:
+    """Load into a self-play worker's ``net`` the weights sent by the learner, read without unpickling."""
     net.load_state_dict(load_tensors(data, "the learner's weights"))
 
 
-def _self_play_games(config: AlphaZeroConfig, worker: int, start_generation: int) -> SelfPlay:
+def self_play_games(config: AlphaZeroConfig, worker: int, start_generation: int) -> SelfPlay:
+    """Self-play worker ``worker``'s games, seeded from the run's seed, the worker and the generation it starts at."""
     return SelfPlay(
         config.games_per_worker,
         config.search_config(),
@@ -313,7 +316,8 @@ def _self_play_games(config: AlphaZeroConfig, worker: int, start_generation: int
     )
 
 
-def _play_generation(games: SelfPlay, net: RingNet, moves: int) -> tuple[Samples, dict[str, float]]:
+def play_generation(games: SelfPlay, net: RingNet, moves: int) -> tuple[Samples, dict[str, float]]:
+    """Play ``moves`` moves of every game of ``games`` with ``net``: the samples and the generation's figures."""
     evaluate = make_evaluator(net)
     done_games, done_plies, evaluations = games.games_finished, games.plies_finished, games.search.evaluations
     start = time.perf_counter()
@@ -347,10 +351,10 @@ def _worker_main(worker: int, config: dict[str, Any], start_generation: int, job
         torch.set_num_threads(1)
         cfg = AlphaZeroConfig(**{**config, "references": tuple(config["references"])})
         net = build_network(cfg.network_config())
-        games = _self_play_games(cfg, worker, start_generation)
+        games = self_play_games(cfg, worker, start_generation)
         while (job := _next_job(jobs)) is not None:
-            _load_weights(net, job)
-            results.put((worker, *_play_generation(games, net, cfg.moves_per_generation)))
+            load_weights(net, job)
+            results.put((worker, *play_generation(games, net, cfg.moves_per_generation)))
     except Exception as error:  # report to the learner instead of dying silently
         results.put((worker, None, f"{type(error).__name__}: {error}"))
 
@@ -360,7 +364,7 @@ class SelfPlayPool:
 
     def __init__(self, config: AlphaZeroConfig, start_generation: int) -> None:
         self.config = config
-        self.local = _self_play_games(config, 0, start_generation) if config.workers == 0 else None
+        self.local = self_play_games(config, 0, start_generation) if config.workers == 0 else None
         self.local_net = build_network(config.network_config()) if config.workers == 0 else None
         context = mp.get_context("spawn")
         self.jobs = [context.Queue() for _ in range(config.workers)]
@@ -383,7 +387,7 @@ class SelfPlayPool:
 
     def start(self, net: RingNet) -> None:
         """Start a generation of self-play with ``net``'s current weights."""
-        weights = _weights_bytes(net)
+        weights = weights_bytes(net)
         if self.local is not None:
             self.pending = weights
         for jobs in self.jobs:
@@ -392,8 +396,8 @@ class SelfPlayPool:
     def collect(self) -> tuple[Samples, dict[str, float]]:
         """Wait for the generation; samples in worker order (so the run is deterministic) and summed stats."""
         if self.local is not None:
-            _load_weights(self.local_net, self.pending)
-            return _play_generation(self.local, self.local_net, self.config.moves_per_generation)
+            load_weights(self.local_net, self.pending)
+            return play_generation(self.local, self.local_net, self.config.moves_per_generation)
         parts: dict[int, tuple[Samples, dict[str, float]]] = {}
         while len(parts) < len(self.processes):
             try:

@@ -32,7 +32,7 @@ from agents.alphazero.network import build_network
 from agents.alphazero.selfplay import Samples
 from agents.extras import needs_extra
 from training import arena
-from training.alphazero import AlphaZeroConfig, _load_weights, _play_generation, _self_play_games, _weights_bytes
+from training.alphazero import AlphaZeroConfig, load_weights, play_generation, self_play_games, weights_bytes
 
 with needs_extra("--backend ray"):  # without the extra: one line saying what to install
     import ray
@@ -61,12 +61,12 @@ class SelfPlayActor:
         torch.set_num_threads(1)
         self.config = AlphaZeroConfig(**{**config, "references": tuple(config["references"])})
         self.net = build_network(self.config.network_config())
-        self.games = _self_play_games(self.config, worker, start_generation)
+        self.games = self_play_games(self.config, worker, start_generation)
 
     def play(self, weights: bytes) -> tuple[Samples, dict[str, float]]:
         """Load the generation's weights and play its moves; the finished games' samples and the stats."""
-        _load_weights(self.net, weights)
-        return _play_generation(self.games, self.net, self.config.moves_per_generation)
+        load_weights(self.net, weights)
+        return play_generation(self.games, self.net, self.config.moves_per_generation)
 
 
 @ray.remote(num_cpus=1)
@@ -153,7 +153,7 @@ class RaySelfPlayPool:
 
     def start(self, net: torch.nn.Module) -> None:
         """Start a generation of self-play with ``net``'s current weights."""
-        self.weights = ray.put(_weights_bytes(net))
+        self.weights = ray.put(weights_bytes(net))
         self.calls = {w: handle.play.remote(self.weights) for w, handle in enumerate(self.actors.handles)}
 
     def collect(self) -> tuple[Samples, dict[str, float]]:
