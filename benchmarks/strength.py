@@ -187,12 +187,13 @@ def duration_text(seconds: float) -> str:
 
 
 def games_text(args: argparse.Namespace, runs: list[BudgetRun]) -> str:
-    """Games per pair: one number if every budget played as many, else one per budget ("10 / 6 (at 0.3 / 1 s)")."""
+    """Games per pair: "10 games" if every budget played as many, else one count per budget ("10 / 6 games at 0.3 /
+    1 s")."""
     counts = [args.games[run.seconds_per_move] for run in runs]
     if len(set(counts)) == 1:
-        return str(counts[0])
+        return f"{counts[0]} games"
     times = " / ".join(seconds_text(run.seconds_per_move) for run in runs)
-    return f"{' / '.join(map(str, counts))} (at {times} s)"
+    return f"{' / '.join(map(str, counts))} games at {times} s"
 
 
 def load_text(load: tuple[float, float, float]) -> str:
@@ -213,7 +214,7 @@ def markdown(args: argparse.Namespace, argv: list[str], runs: list[BudgetRun], s
         "",
         f"Made by `python benchmarks/strength.py {shlex.join(argv)}`, started {started:%Y-%m-%d %H:%M} UTC on "
         f"{os.cpu_count()} cores ({cpu_model()}, Python {platform.python_version()}). Game {args.game}; each pair "
-        f"of agents plays {games_text(args, runs)} games (mirrored pairs from random openings of "
+        f"of agents plays {games_text(args, runs)} (mirrored pairs from random openings of "
         f"{args.opening_plies} plies), "
         f"seed {args.seed}, max plies {max_plies}, {args.workers} worker process(es). Elo: maximum-likelihood "
         f"Bradley-Terry fit of `training.arena.elo` (one virtual draw per pair), 95 % confidence intervals, "
@@ -270,7 +271,7 @@ def plot_strength(args: argparse.Namespace, runs: list[BudgetRun]) -> None:
     ax.grid(alpha=0.3)
     ax.set_xlabel("time per move")
     ax.set_ylabel(f"Elo (95 % CI), {args.anchor} = 0")
-    ax.set_title(f"{args.game}, {games_text(args, runs)} games per pair, seed {args.seed}")
+    ax.set_title(f"{args.game}, {games_text(args, runs)} per pair, seed {args.seed}")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
     fig.tight_layout()
     args.plot.parent.mkdir(parents=True, exist_ok=True)

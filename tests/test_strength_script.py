@@ -80,7 +80,7 @@ def test_games_per_pair_per_budget(tmp_path, monkeypatch):
 
     runs = strength.main(argv)
     assert {run.seconds_per_move: len(run.result.games) for run in runs} == {0.01: 2, 0.02: 4}  # paired with --times
-    assert "plays 2 / 4 (at 0.01 / 0.02 s) games" in markdown.read_text()
+    assert "plays 2 / 4 games at 0.01 / 0.02 s (mirrored pairs" in markdown.read_text()
 
 
 def test_games_per_pair_count_must_match_the_times(monkeypatch, capsys):
