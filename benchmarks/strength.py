@@ -146,7 +146,7 @@ def run_budget(args: argparse.Namespace, seconds: float) -> BudgetRun:
     if args.replay and journal.exists():
         replayed = [spec_at(template, seconds) for template in args.replay]
         dropped = forget_network_games(journal, replayed, check_specs(specs, args.game))
-        print(f"{dropped} games of {', '.join(replayed)} to play again with its network file of now", flush=True)
+        print(f"{dropped} games of {', '.join(replayed)} to play again with its current network file", flush=True)
     from_journal = journal_games(journal, args.resume)
     load_before, start = os.getloadavg(), time.perf_counter()
     result = round_robin(

@@ -102,7 +102,7 @@ def test_replay_plays_again_the_games_of_a_changed_network(tmp_path, monkeypatch
     network.write_bytes(alphazero_pretrained_path("awale16").read_bytes())
 
     strength.main([*argv, "--resume", "--replay", agent])
-    assert f"4 games of {agent} to play again" in capsys.readouterr().out
+    assert f"4 games of {agent} to play again with its current network file" in capsys.readouterr().out
     assert "2 games from the journal, 4 played" in markdown.read_text()
     refused = {"--replay changes the games of a journal: it needs --resume": ["--replay", agent],
                "--replay ['mcts'] is not one of the agents": ["--resume", "--replay", "mcts"]}  # fmt: skip

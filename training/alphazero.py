@@ -198,9 +198,9 @@ class AlphaZeroConfig:
             raise ValueError(f"--max-plies must be a positive integer, got {self.max_plies!r}")
         if self.backend not in BACKENDS:
             raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
-        if self.backend == "ray" and self.workers < 1:
-            raise ValueError("--backend ray plays on --workers Ray actors: --workers must be at least 1")
         if self.backend == "ray":
+            if self.workers < 1:
+                raise ValueError("--backend ray plays on --workers Ray actors: --workers must be at least 1")
             with needs_extra("--backend ray"):  # a missing Ray said before the run directory is made
                 import ray  # noqa: F401
         for name in ("gate_games", "reference_games"):
