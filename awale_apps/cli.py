@@ -309,7 +309,11 @@ def arena(
         ),
     ] = None,
     resume: Annotated[
-        bool, typer.Option(help="play only the games missing from --out DIR/games.jsonl (a stopped tournament)")
+        bool,
+        typer.Option(
+            help="play only the games missing from --out DIR/games.jsonl (a stopped tournament; a larger --games adds "
+            "games to each pair)"
+        ),
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print the table as JSON on the last line")] = False,
     progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,

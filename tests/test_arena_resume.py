@@ -16,6 +16,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+import training.arena
 from agents.alphazero.agent import pretrained_path as alphazero_pretrained_path
 from agents.base import weights_digest
 from agents.ppo import pretrained_path as ppo_pretrained_path
@@ -58,6 +59,22 @@ def test_the_journal_holds_the_settings_then_every_game(full):
     games = [json.loads(line) for line in lines[1:]]
     assert sorted(g["index"] for g in games) == list(range(12))
     assert {g["index"]: g["stores"] for g in games} == {g.index: list(g.stores) for g in result.games}
+
+
+def test_more_games_per_pair_on_resume_keeps_the_games_played(full, tmp_path, monkeypatch):
+    """Each pair's first games do not depend on how many the pair plays: a tournament of 2 per pair resumed with 4
+    plays only the 2 more of each pair and gives the results of 4 per pair from the start."""
+    result, lines = full
+    journal = tmp_path / "games.jsonl"
+    round_robin(SPECS, journal=journal, **{**SETTINGS, "games_per_pair": 2})
+    played, run_task = [], training.arena.run_task
+    monkeypatch.setattr(training.arena, "run_task", lambda task: played.append(task.index) or run_task(task))
+    more = round_robin(SPECS, journal=journal, resume=True, **SETTINGS)
+    assert sorted(played) == [2, 3, 6, 7, 10, 11]
+    assert more.games == result.games and more.table() == result.table()
+    assert sorted(journal.read_text().splitlines()) == sorted(line.rstrip("\n") for line in lines)
+    with pytest.raises(JournalError, match="games_per_pair \\(--games\\) is 4 there, 2 here"):
+        round_robin(SPECS, journal=journal, resume=True, **{**SETTINGS, "games_per_pair": 2})  # fewer: refused
 
 
 @pytest.mark.parametrize("workers", [1, 2])

@@ -567,6 +567,9 @@ def open_journal(path: Path, settings: dict[str, Any], tasks: list[GameTask], re
     must be ``settings`` (JournalError naming each that differs) and each line a game of ``tasks`` (its index, agents
     and opening), read as plain JSON. A last line that is cut short or not JSON (the arena was killed while writing it)
     is dropped from the file with a JournalWarning, and its game played again; any other bad line is a JournalError.
+    A larger ``games_per_pair`` than the journal's adds games to every pair: the games played are the first ones of
+    each pair of the larger tournament (:func:`make_tasks` draws each mirrored pair's opening from its own stream), so
+    they are kept, renumbered, and the journal rewritten with the new settings.
     """
     if not resume and path.exists() and path.stat().st_size > 0:
         raise JournalError(
@@ -606,10 +609,13 @@ def open_journal(path: Path, settings: dict[str, Any], tasks: list[GameTask], re
     recorded = header["settings"]
     if "weights" not in recorded:  # a journal from before the digests were kept: its networks cannot be checked
         settings = {name: value for name, value in settings.items() if name != "weights"}
+    played_per_pair = recorded.get("games_per_pair")
+    more_games = type(played_per_pair) is int and 2 <= played_per_pair < settings["games_per_pair"]
     differences = [
         _difference(name, recorded.get(name), settings.get(name))
         for name in [*settings, *(name for name in recorded if name not in settings)]
         if json.dumps(recorded.get(name), sort_keys=True) != json.dumps(settings.get(name), sort_keys=True)
+        and not (more_games and name == "games_per_pair")
     ]
     if differences:
         raise JournalError(
@@ -618,6 +624,9 @@ def open_journal(path: Path, settings: dict[str, Any], tasks: list[GameTask], re
         )
     results: dict[int, GameResult] = {}
     for number, record in enumerate(games, 2):
+        if more_games and isinstance(record, dict) and type(record.get("index")) is int:
+            pair, k = divmod(record["index"], played_per_pair)
+            record = {**record, "index": pair * settings["games_per_pair"] + k}
         try:
             result = _recorded_game(record, tasks)
         except ValueError as error:
@@ -629,6 +638,10 @@ def open_journal(path: Path, settings: dict[str, Any], tasks: list[GameTask], re
         warnings.warn(f"{cut_line}: dropped, its game to be played again", JournalWarning, stacklevel=3)
         with path.open("r+b") as file:
             file.truncate(sum(len(line) + 1 for line in lines[:-1]))
+    if more_games:
+        header = {"format": JOURNAL_FORMAT, "version": JOURNAL_VERSION, "settings": settings}
+        text = "".join(json.dumps(item) + "\n" for item in [header, *map(asdict, results.values())])
+        atomic_write(path, lambda file: file.write(text.encode()))
     return list(results.values())
 
 
