@@ -1,5 +1,5 @@
 """The ``awale`` command: ``awale demo`` (a short self-play training, then an arena), ``awale play`` (a human
-against an agent in the terminal), ``awale arena`` (round robins with Elo), ``awale train ppo|alphazero``,
+against an agent in the terminal), ``awale arena`` (round robins with Elo), ``awale train ppo|alphazero|imitation``,
 ``awale serve`` (the web page), ``awale bot`` and ``awale referee`` (the course referee's protocol). ``play``,
 ``arena``, ``demo``, ``bot`` and ``referee`` take ``--game`` (any game of :data:`awale_env.games.GAMES`), all but
 ``demo`` the game's rule flags (``--rule name=value``). A typer app; each subcommand only parses its options and
@@ -416,6 +416,14 @@ def train_alphazero(ctx: typer.Context) -> None:
     from training import alphazero
 
     alphazero.main(ctx.args)
+
+
+@train_app.command("imitation", context_settings=PASS_THROUGH, add_help_option=False)
+def train_imitation(ctx: typer.Context) -> None:
+    """An AlphaZero network's first weights, learnt from alpha-beta's games (training/imitation.py)."""
+    from training import imitation
+
+    imitation.main(ctx.args)
 
 
 @train_app.command("rllib", context_settings=PASS_THROUGH, add_help_option=False)

@@ -116,7 +116,7 @@ def test_demo_plays_the_other_games_and_names_a_bad_one(tmp_path):
 
 
 def test_train_subcommands_pass_options_to_the_trainers():
-    for trainer, option in [("ppo", "--n-envs"), ("alphazero", "--workers")]:
+    for trainer, option in [("ppo", "--n-envs"), ("alphazero", "--workers"), ("imitation", "--teacher-depth")]:
         done = subprocess.run([AWALE, "train", trainer, "--help"], capture_output=True, text=True, timeout=120)
         assert done.returncode == 0 and option in done.stdout, done.stderr
     done = subprocess.run(
