@@ -84,7 +84,23 @@ RESUMABLE = (
 
 
 @dataclass
-class AlphaZeroConfig:
+class NetworkOptions:
+    """The shape of the network a trainer makes (:class:`RingNet`), options of every trainer of one; the trainer's
+    configuration names the ``game``."""
+
+    channels: int = 64
+    """convolution channels of the residual trunk"""
+    blocks: int = 4
+    """residual blocks"""
+    value_hidden: int = 64
+    """hidden units of the value head"""
+
+    def network_config(self) -> NetworkConfig:
+        return NetworkConfig(channels=self.channels, blocks=self.blocks, value_hidden=self.value_hidden, game=self.game)
+
+
+@dataclass
+class AlphaZeroConfig(NetworkOptions):
     """Hyper-parameters of an AlphaZero run (all settable from the command line)."""
 
     run_dir: Annotated[str | None, runs.computed_default("runs/alphazero-<game>", "DIR")] = None
@@ -95,13 +111,7 @@ class AlphaZeroConfig:
     generations: int = 200
     """generations to train (self-play, training, evaluation)"""
     game: Annotated[str, tyro.conf.arg(help=f"the game to learn: {', '.join(GAMES)}")] = DEFAULT_GAME
-    # network
-    channels: int = 64
-    """convolution channels of the residual trunk"""
-    blocks: int = 4
-    """residual blocks"""
-    value_hidden: int = 64
-    """hidden units of the value head"""
+    # network (its shape: NetworkOptions)
     init_from: Annotated[str | None, runs.computed_default("a new network", "CHECKPOINT")] = None
     """start from the network of this AlphaZero checkpoint (a run's best.pt, the shipped network's file), of the
     run's game and shape, instead of a new one"""
@@ -221,9 +231,6 @@ class AlphaZeroConfig:
             refusal = game_refusal(make(spec), spec, self.game)
             if refusal is not None:
                 raise ValueError(f"references: {refusal}")
-
-    def network_config(self) -> NetworkConfig:
-        return NetworkConfig(channels=self.channels, blocks=self.blocks, value_hidden=self.value_hidden, game=self.game)
 
     def search_config(self, simulations: int | None = None) -> SearchConfig:
         return SearchConfig(

@@ -36,7 +36,6 @@ from torch.nn import functional as F
 from agents.alphabeta import MAX_DEPTH, AlphaBetaAgent
 from agents.alphazero.network import (
     CheckpointError,
-    NetworkConfig,
     RingNet,
     build_network,
     checkpoint_network_config,
@@ -50,6 +49,7 @@ from agents.alphazero.selfplay import absolute_of_relative
 from agents.checkpoint import atomic_write, load_arrays
 from awale_env.games import DEFAULT_GAME, GAMES, get_game
 from training import runs
+from training.alphazero import NetworkOptions
 
 TRAINER_NAME = "imitation"
 STATE_FILE = "state.pt"
@@ -62,7 +62,7 @@ RESUMABLE = ("games", "epochs", "workers", "torch_threads", "progress")
 
 
 @dataclass
-class ImitationConfig:
+class ImitationConfig(NetworkOptions):
     """Options of an imitation run (all settable from the command line)."""
 
     run_dir: Annotated[str | None, runs.computed_default("runs/imitation-<game>", "DIR")] = None
@@ -86,13 +86,6 @@ class ImitationConfig:
     """games per file of samples (a worker's unit of work)"""
     workers: int = 2
     """processes playing the teacher's games"""
-    # the network
-    channels: int = 64
-    """convolution channels of the residual trunk"""
-    blocks: int = 4
-    """residual blocks"""
-    value_hidden: int = 64
-    """hidden units of the value head"""
     # training
     score_weight: float = 0.5
     """share of the teacher's search value in the value target (the rest: the game's outcome)"""
@@ -143,9 +136,6 @@ class ImitationConfig:
             raise ValueError(f"--validation-every must be at least 2, got {self.validation_every}")
         if self.max_plies is not None and self.max_plies < 1:
             raise ValueError(f"--max-plies must be a positive integer, got {self.max_plies!r}")
-
-    def network_config(self) -> NetworkConfig:
-        return NetworkConfig(channels=self.channels, blocks=self.blocks, value_hidden=self.value_hidden, game=self.game)
 
     @property
     def chunks(self) -> int:
