@@ -76,6 +76,14 @@ def test_a_run_trains_a_network_the_agent_plays_and_a_resume_goes_on_without_rep
     assert len(list((run.dir / imitation.CHUNKS_DIR).glob("chunk-*.npz"))) == 3  # and the two more played
 
 
+def test_a_resume_with_more_games_completes_the_last_chunk_of_fewer(tmp_path):
+    imitation.train(small_config(tmp_path, games=3, epochs=1))  # chunk 1 holds game 2 alone
+    assert imitation.missing_chunks(small_config(tmp_path, games=3)) == []
+    assert imitation.missing_chunks(small_config(tmp_path, games=5)) == [1, 2]
+    imitation.train(small_config(tmp_path, games=5, epochs=1, resume=True))
+    assert sorted(set(imitation.read_chunks(small_config(tmp_path, games=5))["game"].tolist())) == [0, 1, 2, 3, 4]
+
+
 def test_a_resume_may_not_change_the_teacher(tmp_path):
     imitation.train(small_config(tmp_path, epochs=1))
     with pytest.raises(ValueError, match="--teacher-depth cannot change"):
@@ -84,7 +92,7 @@ def test_a_resume_may_not_change_the_teacher(tmp_path):
 
 def test_a_damaged_or_crafted_chunk_is_refused_with_its_name(tmp_path):
     config = small_config(tmp_path)
-    imitation.play_missing_chunks(config, imitation.runs.Progress("", 2, 0, "chunk", imitation.runs.Clock(), False))
+    imitation.play_chunks(config, [0, 1], imitation.runs.Progress("", 2, 0, "chunk", imitation.runs.Clock(), False))
     path = imitation.chunk_path(tmp_path / "run", 1)
     good = path.read_bytes()
     path.write_bytes(good[: len(good) // 2])

@@ -190,26 +190,50 @@ def play_chunk(config: dict[str, Any], chunk: int) -> int:
     """Play the games of ``chunk`` and write their samples to its file (atomically); return the chunk."""
     cfg = ImitationConfig(**config)
     teacher = AlphaBetaAgent(depth=cfg.teacher_depth)
-    first = chunk * cfg.games_per_chunk
-    games = [play_teacher_game(cfg, i, teacher) for i in range(first, min(first + cfg.games_per_chunk, cfg.games))]
+    games = [play_teacher_game(cfg, i, teacher) for i in chunk_games(cfg, chunk)]
     arrays = {name: np.concatenate([g[name] for g in games]) for name in CHUNK_ARRAYS}
     path = chunk_path(Path(cfg.run_dir), chunk)
     atomic_write(path, lambda file: np.savez(file, **arrays))
     return chunk
 
 
-def play_missing_chunks(config: ImitationConfig, progress: runs.Progress) -> None:
-    """Play every chunk of the run that has no file yet, in ``config.workers`` processes (none: here)."""
-    missing = [c for c in range(config.chunks) if not chunk_path(Path(config.run_dir), c).exists()]
+def chunk_games(config: ImitationConfig, chunk: int) -> range:
+    """The indices of the games of ``chunk``."""
+    first = chunk * config.games_per_chunk
+    return range(first, min(first + config.games_per_chunk, config.games))
+
+
+def missing_chunks(config: ImitationConfig) -> list[int]:
+    """The chunks still to play: no file yet, or a file from a run with fewer ``--games`` that holds only the first
+    of this chunk's games (a file that cannot be read is left for :func:`read_chunks` to name)."""
+    missing = []
+    for chunk in range(config.chunks):
+        path = chunk_path(Path(config.run_dir), chunk)
+        if not path.exists():
+            missing.append(chunk)
+            continue
+        try:
+            with np.load(path, allow_pickle=False) as npz:
+                played = len(np.unique(npz["game"]))
+        except Exception:  # numpy raises ValueError, KeyError, BadZipFile, ... depending on the damage
+            continue
+        if played < len(chunk_games(config, chunk)):
+            missing.append(chunk)
+    return missing
+
+
+def play_chunks(config: ImitationConfig, chunks: list[int], progress: runs.Progress) -> None:
+    """Play ``chunks`` in ``config.workers`` processes (none: here), updating ``progress`` as each is written."""
     chunk_path(Path(config.run_dir), 0).parent.mkdir(parents=True, exist_ok=True)
     if config.workers == 0:
-        for chunk in missing:
+        for chunk in chunks:
             play_chunk(config.to_dict(), chunk)
             progress.update(1, f"chunk {chunk} of the teacher's games written")
         return
-    with mp.get_context("spawn").Pool(min(config.workers, max(len(missing), 1))) as pool:
-        jobs = pool.imap_unordered(_play_chunk_job, [(config.to_dict(), chunk) for chunk in missing])
-        for chunk in jobs:
+    if not chunks:
+        return
+    with mp.get_context("spawn").Pool(min(config.workers, len(chunks))) as pool:
+        for chunk in pool.imap_unordered(_play_chunk_job, [(config.to_dict(), chunk) for chunk in chunks]):
             progress.update(1, f"chunk {chunk} of the teacher's games written")
 
 
@@ -375,12 +399,13 @@ def split(samples: dict[str, np.ndarray], value: np.ndarray, every: int) -> tupl
 def train(config: ImitationConfig) -> Run:
     """Play the teacher's missing games, then train (or with ``config.resume`` go on) to ``config.epochs``."""
     config, run_dir = runs.start(TRAINER, config)
-    clock = runs.Clock()
-    chunks = runs.Progress("teacher games", config.chunks, 0, "chunk", clock, config.progress, every=0)
+    missing = missing_chunks(config)
+    progress = runs.Progress("teacher games", config.chunks, config.chunks - len(missing), "chunk", runs.Clock(),
+                             config.progress, every=0)  # fmt: skip
     try:
-        play_missing_chunks(config, chunks)
+        play_chunks(config, missing, progress)
     finally:
-        chunks.close()
+        progress.close()
     samples = read_chunks(config)
     run = Run(config)
     if run.score_scale is None:
