@@ -225,12 +225,10 @@ def missing_chunks(config: ImitationConfig) -> list[int]:
 def play_chunks(config: ImitationConfig, chunks: list[int], progress: runs.Progress) -> None:
     """Play ``chunks`` in ``config.workers`` processes (none: here), updating ``progress`` as each is written."""
     chunk_path(Path(config.run_dir), 0).parent.mkdir(parents=True, exist_ok=True)
-    if config.workers == 0:
+    if config.workers == 0 or not chunks:
         for chunk in chunks:
             play_chunk(config.to_dict(), chunk)
             progress.update(1, f"chunk {chunk} of the teacher's games written")
-        return
-    if not chunks:
         return
     with mp.get_context("spawn").Pool(min(config.workers, len(chunks))) as pool:
         for chunk in pool.imap_unordered(_play_chunk_job, [(config.to_dict(), chunk) for chunk in chunks]):
@@ -242,7 +240,7 @@ def _play_chunk_job(job: tuple[dict[str, Any], int]) -> int:
 
 
 def read_chunks(config: ImitationConfig) -> dict[str, np.ndarray]:
-    """The samples of the run's chunks (of its ``games`` only), checked; CheckpointError for a damaged file."""
+    """The samples of the chunks of the run's ``games``, checked; CheckpointError for a damaged file."""
     game = get_game(config.game)
     parts = []
     for chunk in range(config.chunks):
