@@ -1,5 +1,5 @@
 """``python -m awale_apps``: the ``awale`` command without its console script."""
 
-from awale_apps.cli import main
+from awale_apps.launch import main
 
 main()

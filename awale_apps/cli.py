@@ -29,6 +29,8 @@ import typer
 from typer.core import TyperGroup
 
 from awale_apps import check_packages
+from awale_apps.bot_command import bot
+from awale_apps.game_settings import game_settings
 from awale_apps.web.defaults import (
     DEFAULT_MAX_CLIENT_QUEUE,
     DEFAULT_MAX_GAMES,
@@ -38,9 +40,6 @@ from awale_apps.web.defaults import (
 )
 from awale_env.errors import IllegalMoveError
 from awale_env.games import DEFAULT_GAME, GAMES, Game, get_game
-
-#: The largest ``--max-plies`` (0 is no limit): far beyond any game, well inside what the compiled rules count.
-MAX_PLIES_LIMIT = 1_000_000
 
 
 def one_line(text: str) -> str:
@@ -163,38 +162,12 @@ def _write_results(result: Any, out: Path) -> list[Path]:
 
 
 def _game(name: str, rules: list[str] | None, max_plies: int | None) -> tuple[Game, dict[str, Any], int | None]:
-    """The game, its rule flags parsed from ``name=value`` words (ints, true/false, else text) and the ply limit
-    (None: the game's default, 0: none); a bad name, flag or value is a one-line error naming what is allowed."""
+    """The game, its rule flags and the ply limit (:func:`awale_apps.game_settings.game_settings`); a bad name, flag
+    or value is a one-line error naming what is allowed."""
     try:
-        game = get_game(name)
+        return game_settings(name, rules, max_plies)
     except ValueError as error:
         _fail(str(error))
-    options: dict[str, Any] = {}
-    for rule in rules or []:
-        key, eq, text = rule.partition("=")
-        if not eq or not key.strip():
-            _fail(f"--rule takes name=value, got {rule!r}; the rule flags of {game.name}: "
-                  f"{', '.join(game.rule_options) or 'none'}")  # fmt: skip
-        text = text.strip()
-        lowered = text.lower()
-        value: Any = text
-        if text.lstrip("-").isdigit():
-            value = int(text)
-        elif lowered in ("true", "false"):
-            value = lowered == "true"
-        options[key.strip()] = value
-    unknown = sorted(set(options) - set(game.rule_options))
-    if unknown:
-        _fail(f"unknown rule flag(s) {', '.join(unknown)} for {game.name}; its flags: "
-              f"{', '.join(game.rule_options) or 'none'}")  # fmt: skip
-    if max_plies is not None and not 0 <= max_plies <= MAX_PLIES_LIMIT:
-        _fail(f"--max-plies must be 0 (no limit) to {MAX_PLIES_LIMIT:,}, got {max_plies}")
-    limit = game.default_max_plies if max_plies is None else (max_plies or None)
-    try:
-        game.initial(max_plies=limit, **options)
-    except ValueError as error:
-        _fail(str(error))
-    return game, options, limit
 
 
 def _build(spec: str, seed: int | None = None) -> Any:
@@ -354,27 +327,7 @@ def arena(
         typer.echo(json.dumps(result.table()))
 
 
-@app.command()
-def bot(
-    seat: Annotated[
-        str | None, typer.Argument(help="the seat (last argument): JoueurA or JoueurB, 1 or 2; none: START decides")
-    ] = None,
-    agent: Annotated[str, typer.Option(help="agent spec; its time= is each move's budget")] = "alphabeta:time=0.8",
-    game: Annotated[str, typer.Option(help=GAME_HELP)] = DEFAULT_GAME,
-    rule: Annotated[list[str] | None, typer.Option(help=RULE_HELP)] = None,
-    max_plies: Annotated[
-        int | None, typer.Option(help="ply limit (default none: the referee ends the game; a rule's limit holds)")
-    ] = None,
-    result_lines: Annotated[
-        bool, typer.Option(help="answer RESULT <move> <score1> <score2> when its own move ends the game")
-    ] = False,
-    seed: Annotated[int | None, typer.Option(help="seed of the agent")] = None,
-) -> None:
-    """A player program for the course's referee: one game over standard input and output (docs/editions.md)."""
-    from awale_apps.bot import run_bot
-
-    rules, options, limit = _game(game, rule, 0 if max_plies is None else max_plies)
-    run_bot(agent, rules, options, limit, seat, result_lines, seed)
+app.command()(bot)
 
 
 @app.command()

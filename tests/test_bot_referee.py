@@ -20,7 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agents import make
-from awale_apps.bot import ProtocolError, parse_seat, play_protocol
+from awale_apps.bot import BotGame, Engine, LineReader, ProtocolError, parse_seat
 from awale_apps.cli import app
 from awale_apps.referee import Fault, check_answer
 from awale_env.games import get_game
@@ -114,11 +114,12 @@ def test_bot_answers_result_when_its_move_ends_the_game():
     assert (bot.returncode, out) == (0, ""), err
 
 
-#: Input the bot process must refuse: (seat argument, lines, what its error line says).
+#: Input the bot process must refuse: (seat argument, lines, what its error line says, the line it names).
 REFUSED = {
-    "malformed": ("JoueurB", "3X\n", "malformed move '3X'"),
-    "illegal": ("JoueurB", "2R\n", "illegal move 2R for player 0: hole 2 belongs to player 1"),
-    "START to the second seat": ("2", "START\n", "received START as JoueurB"),
+    "malformed": ("JoueurB", "3X\n", "malformed move '3X'", "3X"),
+    "illegal": ("JoueurB", "2R\n", "illegal move 2R for player 0: hole 2 belongs to player 1", "2R"),
+    "START to the second seat": ("2", "START\n", "received START as JoueurB", "START"),
+    "a 10 MB line": ("JoueurB", "7" * 10_000_000 + "\n", "a line longer than 4096 bytes", "7" * 40 + "..."),
 }
 #: Input after which the bot process exits cleanly.
 ENDED = {"END": "END\n", "end of input": ""}
@@ -127,7 +128,7 @@ ENDED = {"END": "END\n", "end of input": ""}
 @pytest.fixture(scope="module")
 def protocol_runs() -> dict[str, tuple[int, str, str]]:
     """Each case of :data:`REFUSED` and :data:`ENDED` fed to a bot, all bots at once: (exit code, stdout, stderr)."""
-    cases = {name: (seat, lines) for name, (seat, lines, _) in REFUSED.items()}
+    cases = {name: (seat, lines) for name, (seat, lines, *_) in REFUSED.items()}
     cases |= {name: ("JoueurA", lines) for name, lines in ENDED.items()}
     bots = {name: (start_bot("--agent", "random", seat), lines) for name, (seat, lines) in cases.items()}
     runs = {}
@@ -138,11 +139,15 @@ def protocol_runs() -> dict[str, tuple[int, str, str]]:
 
 
 @pytest.mark.parametrize("case", REFUSED)
-def test_bot_refuses_a_bad_line_with_one_error_line_and_no_guess(protocol_runs, case):
+def test_bot_refuses_a_bad_line_with_one_result_line_one_error_line_and_no_guess(protocol_runs, case):
+    """``RESULT REFUSED <the line> (<why>)`` on standard output, so that a referee that checks nothing stops there;
+    the error and the moves so far on standard error; exit code 2. A long line is quoted in 40 characters."""
     code, out, err = protocol_runs[case]
-    assert (code, out) == (2, ""), err
+    _, _, message, named = REFUSED[case]
+    assert code == 2, err
+    assert out.startswith(f"RESULT REFUSED {named} (") and message in out and out.count("\n") == 1, out
     errors = [line for line in err.splitlines() if line.startswith("error:")]
-    assert len(errors) == 1 and REFUSED[case][2] in errors[0], err
+    assert len(errors) == 1 and message in errors[0] and len(errors[0]) < 400, err
     assert "Traceback" not in err
 
 
@@ -153,10 +158,16 @@ def test_bot_exits_cleanly_at_end_or_end_of_input(protocol_runs, case):
 
 
 def play_lines(lines: str, seat: int | None, max_plies: int | None = None, result_lines: bool = False) -> str:
-    """What :func:`play_protocol` answers to ``lines`` with a random agent (in this process)."""
+    """What a :class:`BotGame` answers to ``lines`` with a random agent (in this process), without a book."""
     moves = io.StringIO()
-    state = GAME.initial(max_plies=max_plies)
-    play_protocol(make("random", seed=1), GAME, state, seat, io.StringIO(lines), moves, lambda _: None, result_lines)
+    engine = Engine.ready(GAME, make("random", seed=1), max_plies=max_plies)
+    try:
+        BotGame(engine, moves, lambda _: None, seat, result_lines=result_lines).play(
+            LineReader(io.BytesIO(lines.encode()))
+        )
+    except ProtocolError:
+        assert moves.getvalue().splitlines()[-1].startswith("RESULT REFUSED ")
+        raise
     return moves.getvalue()
 
 
@@ -177,38 +188,74 @@ def test_protocol_errors(seat, lines, message):
 def test_protocol_seat_comes_from_the_first_line_without_an_argument_and_moves_after_the_end_are_refused():
     assert len(play_lines("START\n", None).splitlines()) == 1
     assert len(play_lines("1R\n", None).splitlines()) == 1
-    with pytest.raises(ProtocolError, match=r"the game is over \(ply_limit, ply 2\): expected END, got '3R'"):
+    with pytest.raises(ProtocolError, match=r"the game is over \(ply_limit, ply 2, JoueurA 0 - JoueurB 0\)"):
         play_lines("1R\n3R\n", 1, max_plies=2)
     assert play_lines("START\n", 0, max_plies=1, result_lines=True).startswith("RESULT ")
+
+
+def test_the_opponent_s_final_move_is_answered_with_a_result_line_and_ends_the_game():
+    """JoueurB's move ends a two-ply game: the bot (JoueurA) answers RESULT <that move> <score A> <score B> and stops
+    reading (the line after it is never read)."""
+    answers = play_lines("START\n2R\nnever read\n", 0, max_plies=2).splitlines()
+    assert len(answers) == 2 and answers[1] == "RESULT 2R 0 0"
+
+
+class Passive:
+    """The legal move after which the mover has captured least: two of them play 2025 games to the move limit."""
+
+    name = "passive"
+
+    def act(self, state):
+        return min(state.legal_actions(), key=lambda action: state.play(action).stores[state.to_move])
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_the_400th_move_of_2025_ends_the_game_with_a_result_line(seat):
+    """Two passive players reach 2025's 400-move limit: JoueurA receives the 400th move and answers RESULT; JoueurB,
+    with --result-lines, writes its 400th move as RESULT (the course's referee says RESULT LIMIT at that answer)."""
+    state, line = GAME.initial(), []
+    while not state.is_terminal:
+        line.append(GAME.format_move(Passive().act(state)))
+        state = state.play(line[-1])
+    assert (state.ply, state.end_reason) == (400, "move_limit")
+    fed = ["START", *line[1::2]] if seat == 0 else line[0::2]
+    moves = io.StringIO()
+    engine = Engine.ready(GAME, Passive())
+    text = "\n".join(fed) + "\n"
+    BotGame(engine, moves, lambda _: None, seat, result_lines=True).play(LineReader(io.BytesIO(text.encode())))
+    answers = moves.getvalue().splitlines()
+    assert answers[:-1] == line[seat::2][: len(answers) - 1]
+    assert answers[-1] == f"RESULT {line[-1]} {state.stores[0]} {state.stores[1]}"
 
 
 def test_joueura_is_whoever_moves_first_when_the_rules_let_the_other_player_start():
     """Oware with ``first_player=1``: JoueurA plays the rules' player 1; its RESULT line gives JoueurA's score first."""
     oware = get_game("oware")
     moves = io.StringIO()
-    state = oware.initial(first_player=1, max_plies=1)
-    play_protocol(make("greedy"), oware, state, 0, io.StringIO("START\n"), moves, lambda _: None, result_lines=True)
+    engine = Engine.ready(oware, make("greedy"), {"first_player": 1}, max_plies=1)
+    BotGame(engine, moves, lambda _: None, 0, result_lines=True).play(LineReader(io.BytesIO(b"START\n")))
     _, move, score_a, score_b = moves.getvalue().split()
-    after = state.play(oware.parse_move(move))
+    after = oware.initial(first_player=1).play(oware.parse_move(move))
     assert (int(score_a), int(score_b)) == (after.stores[1], after.stores[0])
 
 
 def test_seat_arguments():
     assert [parse_seat(text) for text in ("JoueurA", "joueura", "1", "JoueurB", "2")] == [0, 0, 0, 1, 1]
     for text in ("A", "0", "3", ""):
-        with pytest.raises(ProtocolError, match="must be JoueurA, JoueurB, 1 or 2"):
+        with pytest.raises(ValueError, match="must be JoueurA, JoueurB, 1 or 2"):
             parse_seat(text)
 
 
 def test_bot_first_move_keeps_the_time_budget_of_a_fresh_process():
-    """The search is compiled or loaded before the bot reads: its first answer takes the budget, not more."""
-    bot = start_bot("--agent", "alphabeta:time=0.3", "JoueurA")
-    while "warmed up" not in (line := bot.stderr.readline()):
+    """The search is compiled or loaded in the background while the bot waits (JoueurB, no book): once loaded, its
+    first answer takes the budget, not more."""
+    bot = start_bot("--agent", "alphabeta:time=0.3", "--no-book", "JoueurB")
+    while "alphabeta:time=0.3 loaded in" not in (line := bot.stderr.readline()):
         assert line, "the bot ended before it was ready"
     started = time.perf_counter()
-    answer = exchange(bot, "START")
+    answer = exchange(bot, "1R")
     took = time.perf_counter() - started
-    assert GAME.initial().is_legal(GAME.parse_move(answer))
+    assert GAME.initial().play("1R").is_legal(GAME.parse_move(answer))
     assert took < 0.3 + 0.5, f"first answer after {took:.2f} s"
     bot.communicate("END\n", timeout=TIMEOUT)
     assert bot.returncode == 0

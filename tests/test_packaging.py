@@ -50,6 +50,8 @@ def test_the_wheel_holds_the_type_markers_the_page_and_the_entry_points(wheel):
     static = {path.name for path in (ROOT / "awale_apps" / "web" / "static").iterdir()}
     assert {f"awale_apps/web/static/{name}" for name in static} <= names
     assert {"awale_env/__main__.py", "awale_apps/__main__.py", "agents/pretrained/ppo_awale16.zip"} <= names
+    books = {path.name for path in (ROOT / "awale_apps" / "books").glob("*.json")}
+    assert books and {f"awale_apps/books/{name}" for name in books} <= names  # awale bot's opening books
     entry_points = dist_info(wheel, "entry_points.txt")
-    assert "awale = awale_apps.cli:main" in entry_points
+    assert "awale = awale_apps.launch:main" in entry_points
     assert "[awale_env.opponents]\nagents = agents.registry:opponent_policy" in entry_points
