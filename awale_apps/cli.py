@@ -337,7 +337,9 @@ def referee(
     game: Annotated[str, typer.Option(help=GAME_HELP)] = DEFAULT_GAME,
     rule: Annotated[list[str] | None, typer.Option(help=RULE_HELP)] = None,
     games: Annotated[int, typer.Option(help="games; the seats alternate, program 1 is JoueurA in odd games")] = 2,
-    seconds: Annotated[float, typer.Option("--time", help="seconds per answer: a late answer loses")] = 1.0,
+    seconds: Annotated[
+        float, typer.Option("--time", help="seconds per answer, 3 as in the course's referee: a late answer loses")
+    ] = 3.0,
     startup: Annotated[
         float, typer.Option(help="seconds added to a program's first answer in a game, for its start-up")
     ] = 10.0,

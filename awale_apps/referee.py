@@ -418,7 +418,9 @@ def run_match(
         seat_style,
         lambda report: echo(format_game(report)),
     )
-    echo(f"{game.name}, {games} game(s), {seconds:g} s per answer (+{startup:g} s of start-up for a program's first):")
+    echo(f"{game.name}, {games} game(s), {seconds:g} s per answer (+{startup:g} s of start-up for a program's first); "
+         "every answer checked against the rules: an illegal or malformed move loses for the program that wrote "
+         "it (the course's referee checks none):")  # fmt: skip
     echo(format_standings(standings))
     results = results_json(game, options, max_plies, seconds, startup, reports, standings)
     if out is not None:

@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 from agents import make
 from awale_apps.bot import BotGame, Engine, LineReader, ProtocolError, parse_seat
 from awale_apps.cli import app
+from awale_apps.opening_book import load_book
 from awale_apps.referee import Fault, check_answer
 from awale_env.games import get_game
 
@@ -239,6 +240,24 @@ def test_joueura_is_whoever_moves_first_when_the_rules_let_the_other_player_star
     assert (int(score_a), int(score_b)) == (after.stores[1], after.stores[0])
 
 
+def test_bot_without_game_names_the_editions_in_one_line_and_prepare_readies_the_agent():
+    """A student who forgets --game does not play the default rules; --prepare builds and warms up, then exits."""
+    missing = subprocess.run([*BOT[:4], "--agent", "greedy", "JoueurA"], input="START\n", capture_output=True,
+                             text=True, timeout=TIMEOUT)  # fmt: skip
+    assert (missing.returncode, missing.stdout) == (2, "")
+    assert missing.stderr.startswith("error: --game is required") and "awale16_2025" in missing.stderr
+    assert missing.stderr.count("\n") == 1
+    prepared = subprocess.run([*BOT, "--agent", "alphabeta:time=0.1", "--prepare"], capture_output=True, text=True,
+                              timeout=TIMEOUT)  # fmt: skip
+    assert (prepared.returncode, prepared.stdout) == (0, ""), prepared.stderr
+    assert "alphabeta:time=0.1 is ready for awale16_2025" in prepared.stderr and "an opening book" in prepared.stderr
+    bad = start_bot("--agent", "alphabeta:depth=x", "JoueurB")  # the book answers; the engine's load ends it
+    assert exchange(bad, "1R") == load_book(GAME.name).move(["1R"])
+    assert bad.wait(timeout=TIMEOUT) == 2
+    err = bad.stderr.read()
+    assert err.splitlines()[-1].startswith("error: ") and "depth" in err.splitlines()[-1] and "Traceback" not in err
+
+
 def test_seat_arguments():
     assert [parse_seat(text) for text in ("JoueurA", "joueura", "1", "JoueurB", "2")] == [0, 0, 0, 1, 1]
     for text in ("A", "0", "3", ""):
@@ -401,5 +420,5 @@ def test_referee_bad_settings_are_one_line_errors_before_any_game(tmp_path):
 
 def test_the_docs_show_the_commands():
     text = (Path(__file__).parents[1] / "docs" / "editions.md").read_text()
-    assert "awale bot --game awale16_2025 --agent alphabeta:time=0.8" in text
+    assert "awale bot --prepare --game awale16_2025 --agent alphazero:pretrained,time=2" in text
     assert "awale referee" in text and "--result-lines" in text
