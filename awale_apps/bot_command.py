@@ -24,7 +24,6 @@ from awale_apps.bot import (
     claim_stdout,
     parse_seat,
     spec_budget,
-    warmed_up_agent,
 )
 from awale_apps.opening_book import load_book
 
@@ -49,7 +48,7 @@ def bot(
         str | None, typer.Argument(help="the seat (last argument): JoueurA or JoueurB, 1 or 2; none: START decides")
     ] = None,
     game: Annotated[
-        str | None, typer.Option(help="the edition's game, required (awale16_2025 for the 2025 course, ...)")
+        str | None, typer.Option(help="the edition's game, required (awale --help lists the games)")
     ] = None,
     agent: Annotated[
         str, typer.Option(help="agent spec; its time= is each answer's budget from the arrival of the line")
@@ -108,15 +107,17 @@ def _resolved(*settings: Any):
 
 
 def _prepare(spec: str, resolve, seed: int | None, has_book: bool) -> None:
-    """``--prepare``: build and warm up the agent (numba compiles its kernels into its cache) and exit."""
+    """``--prepare``: load the engine as a game would (the rules, the fallback, the agent warmed up: numba compiles
+    their kernels into its cache) and exit; one line for a bad spec."""
     started = time.monotonic()
-    try:
-        game, options, _ = resolve()
-        warmed_up_agent(spec, game, options, seed)
-    except ValueError as error:
-        fail(str(error))
-    book = "an opening book" if has_book else "no opening book (the first answer waits for the engine)"
-    log(f"{spec} is ready for {game.name} in {time.monotonic() - started:.1f} s; {book}")
+    engine = Engine(spec, resolve, seed)
+    engine.load()
+    if isinstance(engine.error, ValueError):
+        fail(str(engine.error))
+    if engine.error is not None:
+        raise engine.error  # a bad name or flag (already one line), Ctrl-C, or a bug
+    book = "an opening book" if has_book else "no opening book (its first answer waits for the engine)"
+    log(f"{spec} is ready for {engine.game.name} in {time.monotonic() - started:.1f} s; {book}")
 
 
 def run_bot(
