@@ -242,9 +242,7 @@ class BotGame:
             except ProtocolError as error:
                 self._write(f"RESULT REFUSED {error.line} ({str(error).split('; legal moves')[0]})")
                 raise
-            if first:
-                first = False
-                self.engine.start()
+            first = False
 
     def _ending(self) -> str:
         return "" if self.state is None or not self.state.is_terminal else f" ({self.state.end_reason})"
@@ -315,6 +313,9 @@ class BotGame:
         if state.is_terminal:
             raise ProtocolError(f"the game is over ({state.end_reason}, ply {state.ply}, {self._scores()})",
                                 excerpt(line))  # fmt: skip
+        if len(line) > EXCERPT_CHARS:
+            raise ProtocolError(f"{SEAT_NAMES[1 - self.seat]}'s move at ply {state.ply + 1} refused: {len(line)} "
+                                f"characters are no move: {excerpt(line)!r}", excerpt(line))  # fmt: skip
         try:
             action = state.to_action(self.engine.game.parse_move(line))
         except IllegalMoveError as error:

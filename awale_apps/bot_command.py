@@ -139,8 +139,7 @@ def run_bot(
         os._exit(error.exit_code if isinstance(error, typer.Exit) else 2)
 
     engine = Engine(spec, resolve, seed, on_error, log)
-    if seat != 0 or book is None:
-        engine.start()  # JoueurA's START comes at once: the book answers it first, then the engine loads
+    engine.start()  # the book answers while it loads
     session = BotGame(engine, moves, log, seat, book, result_lines, spec_budget(spec))
     log(f"{spec}, {'with' if book else 'without'} an opening book, reading the referee")
     try:

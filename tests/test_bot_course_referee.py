@@ -4,7 +4,7 @@ line, and the line says what happened, whoever ended the game and however.
 
 The opponents are tests/scripted_player.py; the random games are found here first (seeds for which the scripted
 player and the bot's ``random`` agent reach the ending wanted), then played through the stand-in, several at once.
-The stand-in's time per answer is the course's 3 s times ``AWALE_TEST_TIME_SCALE`` (default 4: the bots start
+The stand-in's time per answer is the course's 3 s times ``AWALE_TEST_TIME_SCALE`` (default 10: the bots start
 together on a loaded machine; the 1-s start-up is measured by benchmarks/bench_bot_startup.py, not here).
 """
 
@@ -25,7 +25,7 @@ from awale_env.games import get_game
 GAME = get_game("awale16_2025")
 SEEDS_IN_GAME = 96
 TESTS = Path(__file__).resolve().parent
-SECONDS = 3.0 * float(os.environ.get("AWALE_TEST_TIME_SCALE", "4"))
+SECONDS = 3.0 * float(os.environ.get("AWALE_TEST_TIME_SCALE", "10"))
 BOT = [sys.executable, "-m", "awale_apps", "bot", "--game", GAME.name]
 #: Environment of the programs: the worktree's packages first.
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS.parent), os.environ.get("PYTHONPATH")]))
@@ -81,7 +81,7 @@ CASES = {
 
 @pytest.fixture(scope="module")
 def course_games() -> dict[str, CourseGame]:
-    with ThreadPoolExecutor(3) as pool:
+    with ThreadPoolExecutor(2) as pool:
         futures = {name: pool.submit(play_course_game, a, b, SECONDS) for name, (a, b, _) in CASES.items()}
         return {name: future.result() for name, future in futures.items()}
 
