@@ -15,6 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
+from awale_apps import check_packages
 from awale_apps.bot import (
     DEFAULT_BUDGET,
     BotGame,
@@ -92,6 +93,10 @@ def _settings(name: str, rules: list[str] | None, max_plies: int | None):
     exits with one line for a bad name, flag or limit."""
 
     def resolve() -> tuple[Any, dict[str, Any], int | None]:
+        try:
+            check_packages()  # a folder called agents/ in the working directory would hide ours
+        except ImportError as error:
+            fail(str(error), code=1)
         from awale_apps.game_settings import game_settings
 
         try:

@@ -115,6 +115,16 @@ def test_bot_answers_result_when_its_move_ends_the_game():
     assert (bot.returncode, out) == (0, ""), err
 
 
+def test_bot_answers_the_opponent_s_final_move_with_a_result_line_and_exits_without_end():
+    """A two-ply game ends with JoueurB's move: the bot (JoueurA) answers RESULT <that move> <score A> <score B> and
+    exits 0 at once, with its input still open (the course's referee never sends END)."""
+    bot = start_bot("--agent", "random", "--max-plies", "2", "JoueurA")
+    first = exchange(bot, "START")
+    assert GAME.initial().is_legal(GAME.parse_move(first))
+    assert exchange(bot, "2R") == "RESULT 2R 0 0"
+    assert bot.wait(timeout=TIMEOUT) == 0
+
+
 #: Input the bot process must refuse: (seat argument, lines, what its error line says, the line it names).
 REFUSED = {
     "malformed": ("JoueurB", "3X\n", "malformed move '3X'", "3X"),
