@@ -164,9 +164,9 @@ class Engine:
         """The rules, the fallback agent, then the agent, warmed up; an error is kept and given to ``on_error``."""
         try:
             started = time.monotonic()
+            self.game, self.options, self.max_plies = self.resolve()
             from agents import make
 
-            self.game, self.options, self.max_plies = self.resolve()
             self.fallback = make(FALLBACK_SPEC)
             self.fallback.act(self.initial())
             self.rules.set()
