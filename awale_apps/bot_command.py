@@ -153,3 +153,6 @@ def run_bot(
         position = "" if session.state is None else f"\n{session.state}"
         print(f"error: {error}; moves so far: {' '.join(session.history) or 'none'}{position}", file=sys.stderr)
         raise typer.Exit(2) from None
+    except BrokenPipeError:
+        print("error: the referee closed the bot's standard output", file=sys.stderr, flush=True)
+        os._exit(1)  # not through the interpreter's exit, which would flush the closed output again
