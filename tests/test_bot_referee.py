@@ -211,6 +211,42 @@ def test_the_opponent_s_final_move_is_answered_with_a_result_line_and_ends_the_g
     assert len(answers) == 2 and answers[1] == "RESULT 2R 0 0"
 
 
+class Timed:
+    """A search agent's stand-in: it records the ``time`` it was given for each move and plays the first legal one."""
+
+    name = "timed"
+
+    def __init__(self) -> None:
+        self.time, self.given = 5.0, []
+
+    def act(self, state):
+        self.given.append(self.time)
+        return state.legal_actions()[0]
+
+
+def test_every_answer_keeps_the_budget_from_the_arrival_of_its_line():
+    """The search gets what is left of the budget when it starts, never the agent's own 5 s; the first line's budget
+    counts from the launch, so a line that comes 0.3 s after the launch leaves about 0.7 s of a 1-s budget."""
+    GAME.initial().play("1R")  # numba's first use in this process, which a bot makes in its engine's thread
+    agent, moves = Timed(), io.StringIO()
+    game = BotGame(Engine.ready(GAME, agent), moves, lambda _: None, 1, budget=1.0)
+    game.play(LineReader(io.BytesIO(b"1R\n3R\n")), launched=time.monotonic() - 0.3)
+    assert len(agent.given) == 2 and 0.2 < agent.given[0] <= 0.7 and 0.5 < agent.given[1] <= 1.0, agent.given
+
+
+def test_a_move_the_agent_is_not_loaded_for_in_time_is_played_by_the_fallback():
+    """The rules are there, the agent never comes: the answer is the fallback's (greedy), within the budget."""
+    GAME.initial().play("1R")  # numba's first use in this process, which a bot makes in its engine's thread
+    engine, moves, logged = Engine.ready(GAME, make("greedy")), io.StringIO(), []
+    engine.agent, engine.start = None, lambda: None  # an agent that is still loading
+    engine.loaded.clear()
+    started = time.monotonic()
+    BotGame(engine, moves, logged.append, 0, budget=0.6).play(LineReader(io.BytesIO(b"START\n")))
+    assert time.monotonic() - started < 0.6 + 0.5
+    assert GAME.initial().is_legal(GAME.parse_move(moves.getvalue().strip()))
+    assert "by the fallback greedy (the agent is still loading)" in logged[-2] and logged[-1] == "end of input"
+
+
 class Passive:
     """The legal move after which the mover has captured least: two of them play 2025 games to the move limit."""
 
