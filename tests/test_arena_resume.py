@@ -16,7 +16,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-import training.arena
+import training.competition.tasks as tasks_module
 from agents.alphazero.agent import pretrained_path as alphazero_pretrained_path
 from agents.base import weights_digest
 from agents.ppo import pretrained_path as ppo_pretrained_path
@@ -67,8 +67,8 @@ def test_more_games_per_pair_on_resume_keeps_the_games_played(full, tmp_path, mo
     result, lines = full
     journal = tmp_path / "games.jsonl"
     round_robin(SPECS, journal=journal, **{**SETTINGS, "games_per_pair": 2})
-    played, run_task = [], training.arena.run_task
-    monkeypatch.setattr(training.arena, "run_task", lambda task: played.append(task.index) or run_task(task))
+    played, run_task = [], tasks_module.run_task
+    monkeypatch.setattr(tasks_module, "run_task", lambda task: played.append(task.index) or run_task(task))
     more = round_robin(SPECS, journal=journal, resume=True, **SETTINGS)
     assert sorted(played) == [2, 3, 6, 7, 10, 11]
     assert more.games == result.games and more.table() == result.table()

@@ -14,7 +14,8 @@ import torch
 from agents.alphazero.network import build_network
 from training import arena
 from training.alphazero import AlphaZeroConfig, SelfPlayPool
-from training.ray_backend import Actors, ArenaActor, RaySelfPlayPool, run_jobs
+from training.ray_backend import Actors, TaskActor, run_jobs
+from training.ray_selfplay import RaySelfPlayPool
 
 #: Games that end at the ply limit within one generation, so that every generation yields samples.
 TINY = dict(
@@ -63,7 +64,7 @@ def test_arena_match_on_ray_is_the_local_match(local_ray):
 
 def test_arena_game_of_a_lost_actor_is_played_again(local_ray):
     tasks = arena.make_tasks(["random", "greedy"], 4, seed=2, opening_plies=2, max_plies=None)
-    actors = Actors(lambda _: ArenaActor.remote(), 2)
+    actors = Actors(lambda _: TaskActor.remote(), 2)
     ray.kill(actors.handles[0])
     results = run_jobs(actors, lambda handle, task: handle.play.remote(task), tasks, pinned=False)
     actors.kill()
