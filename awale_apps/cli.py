@@ -19,7 +19,8 @@ import random
 import sys
 import tempfile
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, Any
@@ -160,6 +161,27 @@ def _write_results(result: Any, out: Path) -> list[Path]:
         return write_results(result, out)
     except OSError as error:
         _fail(f"cannot write the results into {out}: {describe_os_error(error)}", code=1)
+
+
+@contextmanager
+def _open_store(path: Path | None) -> Iterator[Any]:
+    """The results store at ``path`` open for writing (None: no store); a file that is not one, or one another
+    process writes, is a one-line error."""
+    if path is None:
+        yield None
+        return
+    from training.competition.store import StoreBusy, StoreError, open_store
+
+    try:
+        store = open_store(path, write=True)
+    except (StoreError, StoreBusy) as error:
+        _fail(str(error), code=1)
+    try:
+        yield store
+    except StoreError as error:
+        _fail(str(error), code=1)
+    finally:
+        store.close()
 
 
 def _game(name: str, rules: list[str] | None, max_plies: int | None) -> tuple[Game, dict[str, Any], int | None]:
@@ -390,7 +412,12 @@ def referee(
     ] = 10.0,
     max_plies: Annotated[int | None, typer.Option(help=MAX_PLIES_HELP)] = None,
     numeric_seats: Annotated[bool, typer.Option(help="give the seats as 1 and 2, not JoueurA and JoueurB")] = False,
-    out: Annotated[Path | None, typer.Option(help="write the results as JSON to this file")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="write the results as JSON to this file (rewritten as each game ends)")
+    ] = None,
+    db: Annotated[
+        Path | None, typer.Option(help="also keep every game in this SQLite results store (docs/tournament.md)")
+    ] = None,
 ) -> None:
     """Games between two player programs through the course referee's protocol, every move checked and timed."""
     from awale_apps.referee import run_match
@@ -399,7 +426,9 @@ def referee(
     if out is not None:
         writable_directory(out.parent)
     seat_style = "numbers" if numeric_seats else "names"
-    run_match((program1, program2), rules, options, limit, games, seconds, startup, seat_style, out, typer.echo)
+    with _open_store(db) as store:
+        run_match((program1, program2), rules, options, limit, games, seconds, startup, seat_style, out, typer.echo,
+                  store)  # fmt: skip
 
 
 @train_app.command("ppo", context_settings=PASS_THROUGH, add_help_option=False)

@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 from agents import make
 from awale_apps.bot import ProtocolError, parse_seat, play_protocol
 from awale_apps.cli import app
-from awale_apps.referee import Fault, check_answer
+from training.competition.programs import Fault, check_answer
 from awale_env.games import get_game
 
 GAME = get_game("awale16_2025")
