@@ -23,7 +23,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from awale_env.games import DEFAULT_GAME
+from awale_env.games import DEFAULT_GAME, get_game
 from training.competition.journal import (
     JOURNAL_FORMAT,
     JOURNAL_NAME,
@@ -48,6 +48,7 @@ from training.competition.ratings import (
     summarize,
     write_results,
 )
+from training.competition.store import PlayerEntry, Store, open_store
 from training.competition.tasks import (
     GAME_DEFAULT,
     GameResult,
@@ -85,6 +86,7 @@ def round_robin(
     address: str | None = None,
     journal: str | Path | None = None,
     resume: bool = False,
+    db: str | Path | None = None,
     **options: Any,
 ) -> TournamentResult:
     """Every pair of agents plays ``games_per_pair`` games (an even number: mirrored pairs) of ``game`` with the
@@ -93,7 +95,9 @@ def round_robin(
     the standings with Elo (see the module docstring) and per-pair counts.
 
     ``journal``: a file where each game is appended as it ends (a new one, or one to ``resume``);
-    ``resume=True`` plays only the games it lacks (:func:`open_journal`). ArenaError if a worker process dies."""
+    ``resume=True`` plays only the games it lacks (:func:`open_journal`). ``db``: a results store
+    (:mod:`training.competition.store`) where each game is recorded too, as an ``arena`` event of these settings (its
+    result and opening; the arena keeps no moves). ArenaError if a worker process dies."""
     if resume and journal is None:
         raise ValueError("resume=True needs the journal to resume from (journal=PATH; awale arena --out DIR)")
     if isinstance(games_per_pair, bool) or not isinstance(games_per_pair, int) or games_per_pair < 2:
@@ -114,13 +118,25 @@ def round_robin(
         settings = tournament_settings(specs, games_per_pair, seed, opening_plies, max_plies, game, rules, weights)
         games = open_journal(journal, settings, tasks, resume)
     recorded = {g.index for g in games}
-    with journal.open("a", encoding="utf-8") if journal is not None else nullcontext() as file:
+    with (
+        journal.open("a", encoding="utf-8") if journal is not None else nullcontext() as file,
+        open_store(db, write=True) if db is not None else nullcontext() as store,
+    ):
+        event = None
+        if store is not None:
+            settings = tournament_settings(specs, games_per_pair, seed, opening_plies, max_plies, game, rules, weights)
+            entries = [PlayerEntry(spec, "agent", spec, weights.get(spec)) for spec in specs]
+            event = store.event("arena", "round robin", game, settings, entries)
+            for result in games:  # games of a resumed journal the store lacks (a store given on resume)
+                record_arena_game(store, event, result, game)
 
         def finished(result: GameResult) -> None:
             games.append(result)
             if file is not None:
                 file.write(json.dumps(asdict(result)) + "\n")
                 file.flush()  # in the file as soon as the game ends, whatever stops this process later
+            if store is not None:
+                record_arena_game(store, event, result, game)
 
         try:
             run_tasks([t for t in tasks if t.index not in recorded], workers, progress, backend, address, finished)
@@ -135,6 +151,14 @@ def round_robin(
     result = summarize(specs, seed, games, prior_draws)
     result.game = game
     return result
+
+
+def record_arena_game(store: Store, event: int, result: GameResult, game: str) -> None:
+    """An arena game into the results store (none if it holds it already): its result (seats are the rules' players),
+    opening and end; the arena keeps no moves."""
+    opening = [get_game(game).format_move(a) for a in result.opening]
+    store.add_game(event, result.index, result.specs, result.winner, result.stores, result.plies, result.end_reason,
+                   opening, [])  # fmt: skip
 
 
 def play_match(

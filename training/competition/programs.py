@@ -185,8 +185,9 @@ class LongLine:
 class Program:
     """A running player program (under its guard, :data:`GUARD_SOURCE`): its standard input, a thread reading its
     standard output line by line into a queue (each line with the time it arrived; None at the end of output), a
-    thread copying its standard error into ``stderr_path`` (a temporary file if None) up to ``stderr_cap`` bytes.
-    ``memory``: its address-space limit in bytes (None: none)."""
+    thread copying its standard error into ``stderr_path`` (a temporary file if None) up to ``stderr_cap`` bytes,
+    kept in :attr:`stderr_bytes` at the end with ``keep_stderr``. ``memory``: its address-space limit in bytes (None:
+    none)."""
 
     def __init__(
         self,
@@ -195,7 +196,10 @@ class Program:
         stderr_path: Path | None = None,
         memory: int | None = None,
         stderr_cap: int = STDERR_CAP,
+        keep_stderr: bool = False,
     ) -> None:
+        self.keep_stderr = keep_stderr
+        self.stderr_bytes: bytes | None = None
         self.stderr = open(stderr_path, "w+b") if stderr_path is not None else tempfile.TemporaryFile()  # noqa: SIM115
         self.stderr_cap = stderr_cap
         command = [*argv, seat]
@@ -342,6 +346,9 @@ class Program:
         self.kill()
         for thread in self._threads:
             thread.join(timeout=5)
+        if self.keep_stderr:
+            self.stderr.seek(0)
+            self.stderr_bytes = self.stderr.read()
         self.stderr.close()
 
     def kill(self) -> None:
