@@ -22,8 +22,8 @@ from typer.testing import CliRunner
 from agents import make
 from awale_apps.bot import ProtocolError, parse_seat, play_protocol
 from awale_apps.cli import app
-from training.competition.programs import Fault, check_answer
 from awale_env.games import get_game
+from training.competition.programs import Fault, check_answer
 
 GAME = get_game("awale16_2025")
 BOT = [sys.executable, "-m", "awale_apps", "bot", "--game", GAME.name]

@@ -265,8 +265,9 @@ class Program:
         extra = self.unread()
         if extra is not None:
             raise Fault("extra_output", f"wrote {extra} when no answer was due", extra)
+        sent = time.perf_counter()  # before writing: the answer may arrive before the write returns
         self.send(message)
-        return self.answer(time.perf_counter(), allowed, limit)
+        return self.answer(sent, allowed, limit)
 
     def send(self, line: str) -> None:
         """Write one line; Fault ``crash`` if the program is gone."""
@@ -288,7 +289,7 @@ class Program:
         if line is None:
             self.ended = True
             raise Fault("crash", f"closed its output without answering ({self._exit()})")
-        seconds = arrived - sent
+        seconds = max(0.0, arrived - sent)
         if isinstance(line, LongLine):
             quoted = excerpt(line.start)
             raise Fault("malformed", f"answered a line of {line.length} bytes (at most {MAX_LINE_BYTES}): {quoted}",
