@@ -27,7 +27,8 @@ from training.competition.programs import (
     command_digest,
     split_command,
 )
-from training.competition.store import FaultRecord, Move, PlayerEntry, Store
+from training.competition.store import PlayerEntry, Store
+from training.competition.tournament import store_report
 
 
 @dataclass
@@ -142,19 +143,6 @@ def write_results(path: Path, results: dict[str, Any]) -> None:
     atomic_write(path, lambda file: file.write(text))
 
 
-def store_game(store: Store, event: int, commands: tuple[str, str], report: GameReport) -> None:
-    """A refereed game of the match ``event`` into the results store (players named ``program 1`` and ``2``)."""
-    names = tuple(f"program {number}" for number in report.seats)
-    moves = [Move(ply, (ply - 1) % 2, move, seconds)
-             for ply, (move, seconds) in enumerate(zip(report.moves, report.times), 1)]  # fmt: skip
-    fault = None
-    if report.faulty is not None:
-        fault = FaultRecord(f"program {report.faulty}", report.end, report.fault_ply or 0, report.fault_answer,
-                            report.fault_position, report.detail)  # fmt: skip
-    winner = None if report.winner is None else report.seats.index(report.winner)
-    store.add_game(event, report.number - 1, names, winner, report.scores, report.plies, report.end, [], moves, fault)
-
-
 def match_players(commands: tuple[str, str]) -> list[PlayerEntry]:
     """The two programs as players of the store."""
     return [PlayerEntry(f"program {i}", "command", command, command_digest(command))
@@ -188,7 +176,7 @@ def run_match(
         echo(format_game(report))
         played.append(report)
         if store is not None:
-            store_game(store, event, commands, report)
+            store_report(store, event, report.number - 1, ("program 1", "program 2"), report)
         if out is not None:
             write_results(out, results_json(game, options, max_plies, seconds, startup, played, []))
 

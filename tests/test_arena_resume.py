@@ -102,6 +102,19 @@ def test_a_last_line_cut_short_is_dropped_with_a_warning_and_its_game_replayed(f
     assert len(recorded) == 13 and all(json.loads(line) for line in recorded)
 
 
+def test_a_whole_last_game_without_its_newline_gets_the_next_game_on_a_line_of_its_own(full, tmp_path, recwarn):
+    """Killed between writing a game and its newline: the game is kept, the next ones go on lines of their own, and
+    the journal can be resumed again and again."""
+    result, lines = full
+    journal = tmp_path / "games.jsonl"
+    journal.write_text("".join(lines[:4]) + lines[4].rstrip("\n"))
+    resumed = round_robin(SPECS, journal=journal, resume=True, **SETTINGS)
+    assert resumed.games == result.games and not recwarn.list
+    recorded = journal.read_text().splitlines(keepends=True)
+    assert recorded[:5] == lines[:5] and len(recorded) == 13 and all(json.loads(line) for line in recorded)
+    assert round_robin(SPECS, journal=journal, resume=True, **SETTINGS).games == result.games
+
+
 def test_a_journal_cut_in_its_settings_line_or_empty_starts_again(full, tmp_path):
     journal = tmp_path / "games.jsonl"
     journal.write_text(full[1][0][:25])

@@ -251,3 +251,27 @@ def test_a_second_writer_a_corrupt_or_a_foreign_file_and_bad_players_are_one_lin
         assert result.stderr.count("\n") == 1
     with pytest.raises(StoreError, match="no such results store"):
         open_store(tmp_path / "missing.db")
+
+
+def test_the_arena_and_the_referee_write_the_same_store(tmp_path):
+    """One file for every result: an arena round robin (``round_robin(db=...)``) and a referee match (``awale referee
+    --db``) land in one store, each as an event of its own, readable by the same API."""
+    from training.arena import round_robin
+
+    db = tmp_path / "all.db"
+    arena = round_robin(["random", "greedy"], games_per_pair=2, seed=1, progress=False, db=db, game=GAME)
+    first, illegal = student(tmp_path, "first"), student(tmp_path, "illegal")
+    run = awale("referee", first, illegal, "--game", GAME, "--games", "2", *TIMES, "--db", str(db))
+    assert run.returncode == 0, run.stderr
+    with open_store(db) as store:
+        kinds = [(event.kind, len(store.games(event.id))) for event in store.events()]
+        assert kinds == [("arena", 2), ("referee", 2)]
+        arena_event, referee_event = store.events()
+        assert [(g.players, g.winner) for g in store.games(arena_event.id)] == [
+            (g.specs, g.winner) for g in arena.games
+        ]
+        rows = {row.player: row for row in store.standings(referee_event.id)}
+        assert rows["program 2"].faults == {"illegal": 2} and rows["program 1"].points == 2
+        game = store.game(store.games(referee_event.id)[0].id)
+        assert game.fault.kind == "illegal" and len(game.moves) == game.fault.ply - 1
+        assert all(move.seconds is not None for move in game.moves)

@@ -72,7 +72,8 @@ class GameResult:
 _AGENTS: dict[str, Any] = {}  # agents built in this process, by spec
 
 
-def _agent(spec: str) -> Any:
+def built_agent(spec: str) -> Any:
+    """The agent of ``spec``, built once per process (reset it before each game)."""
     if spec not in _AGENTS:
         _AGENTS[spec] = make(spec)
     return _AGENTS[spec]
@@ -91,7 +92,7 @@ def play_game(agents: tuple[Any, Any], state: Any) -> Any:
 
 def run_task(task: GameTask) -> GameResult:
     """Play one task (in a worker process or in this one)."""
-    agents = (_agent(task.specs[0]), _agent(task.specs[1]))
+    agents = (built_agent(task.specs[0]), built_agent(task.specs[1]))
     for agent, seed in zip(agents, task.agent_seeds):
         reset_agent(agent, seed)
     state = task.initial()
@@ -124,6 +125,44 @@ def random_opening(
     return tuple(moves)
 
 
+@dataclass(frozen=True)
+class Pairing:
+    """One game of a round robin's schedule: the players' positions in its list by seat, the opening, each seat's
+    agent seed and the seed of the starting position."""
+
+    seats: tuple[int, int]
+    opening: tuple[int, ...]
+    agent_seeds: tuple[int, int]
+    start_seed: int
+
+
+def schedule(
+    players: int,
+    games_per_pair: int,
+    seed: int,
+    opening_plies: int,
+    max_plies: int | None,
+    game: str = DEFAULT_GAME,
+    options: tuple[tuple[str, Any], ...] = (),
+) -> list[Pairing]:
+    """The games of a round robin of ``players``: for every pair, ``games_per_pair`` games in mirrored pairs sharing
+    a starting position and an opening (seats swapped), in task order."""
+    games = []
+    for i in range(players):
+        for j in range(i + 1, players):
+            for k in range(games_per_pair):
+                # One stream per (pair, mirrored game pair): the same whatever else the tournament holds; the start
+                # seed comes from a stream of its own, so the openings of a game without chance are what they always
+                # were.
+                rng = np.random.default_rng([seed, i, j, k // 2])
+                start_seed = int(np.random.default_rng([seed, i, j, k // 2, 1]).integers(2**31))
+                start = start_position(game, options, max_plies, start_seed)
+                opening = random_opening(opening_plies, rng, max_plies, start)
+                seeds = (int(s) for s in rng.integers(0, 2**31, size=2))
+                games.append(Pairing((i, j) if k % 2 == 0 else (j, i), opening, tuple(seeds), start_seed))
+    return games
+
+
 def make_tasks(
     specs: list[str],
     games_per_pair: int,
@@ -133,23 +172,12 @@ def make_tasks(
     game: str = DEFAULT_GAME,
     options: tuple[tuple[str, Any], ...] = (),
 ) -> list[GameTask]:
-    """The games of a round robin: for every pair, ``games_per_pair`` games in mirrored pairs sharing a starting
-    position and an opening."""
-    tasks = []
-    for i in range(len(specs)):
-        for j in range(i + 1, len(specs)):
-            for k in range(games_per_pair):
-                # One stream per (pair, mirrored game pair): the same whatever else the tournament holds; the start
-                # seed comes from a stream of its own, so the openings of a game without chance are what they always
-                # were.
-                rng = np.random.default_rng([seed, i, j, k // 2])
-                start_seed = int(np.random.default_rng([seed, i, j, k // 2, 1]).integers(2**31))
-                start = start_position(game, options, max_plies, start_seed)
-                opening = random_opening(opening_plies, rng, max_plies, start)
-                seeds = tuple(int(s) for s in rng.integers(0, 2**31, size=2))
-                pair = (specs[i], specs[j]) if k % 2 == 0 else (specs[j], specs[i])
-                tasks.append(GameTask(len(tasks), pair, opening, seeds, max_plies, game, options, start_seed))
-    return tasks
+    """The arena's games of a round robin of agents (:func:`schedule`)."""
+    return [
+        GameTask(index, (specs[p.seats[0]], specs[p.seats[1]]), p.opening, p.agent_seeds, max_plies, game, options,
+                 p.start_seed)
+        for index, p in enumerate(schedule(len(specs), games_per_pair, seed, opening_plies, max_plies, game, options))
+    ]  # fmt: skip
 
 
 def check_specs(specs: list[str], game: str) -> dict[str, str]:

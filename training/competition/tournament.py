@@ -22,7 +22,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import tomllib
 
 from agents.base import game_refusal, reset_agent, weights_digest
@@ -40,7 +39,7 @@ from training.competition.programs import (
     split_command,
 )
 from training.competition.store import FAULT_KINDS, FaultRecord, Move, PlayerEntry, StandingRow, Store
-from training.competition.tasks import random_opening, start_position
+from training.competition.tasks import built_agent, schedule
 
 #: The course's time per move and start-up allowance, in seconds (docs/editions.md).
 COURSE_SECONDS = 3.0
@@ -180,7 +179,7 @@ class ProgramTask:
         def start(index: int, seat: str) -> Player:
             player = self.players[index]
             if player.kind == "agent":
-                agent = _agent(player.spec)
+                agent = built_agent(player.spec)
                 reset_agent(agent, self.agent_seeds[index])
                 return AgentPlayer(agent, game)
             memory = s.memory_mb * 1024 * 1024 or None
@@ -209,31 +208,12 @@ class TournamentGame:
     logs: dict[str, bytes] = field(default_factory=dict)
 
 
-_AGENTS: dict[str, Any] = {}  # agents built in this process, by spec
-
-
-def _agent(spec: str) -> Any:
-    if spec not in _AGENTS:
-        _AGENTS[spec] = make(spec)
-    return _AGENTS[spec]
-
-
 def make_program_tasks(players: list[PlayerSpec], settings: TournamentSettings) -> list[ProgramTask]:
-    """The games of the round robin: every pair ``games_per_pair`` times in mirrored pairs sharing a start and an
-    opening, seeded per pair and mirrored pair (as the arena's :func:`training.competition.tasks.make_tasks`)."""
+    """The games of the round robin (:func:`training.competition.tasks.schedule`: mirrored pairs, seats swapped)."""
     s = settings
-    tasks = []
-    for i in range(len(players)):
-        for j in range(i + 1, len(players)):
-            for k in range(s.games_per_pair):
-                rng = np.random.default_rng([s.seed, i, j, k // 2])
-                start_seed = int(np.random.default_rng([s.seed, i, j, k // 2, 1]).integers(2**31))
-                start = start_position(s.game, s.rules, s.max_plies, start_seed)
-                opening = random_opening(s.openings, rng, s.max_plies, start)
-                seeds = (int(rng.integers(2**31)), int(rng.integers(2**31)))
-                pair = (players[i], players[j]) if k % 2 == 0 else (players[j], players[i])
-                tasks.append(ProgramTask(len(tasks), pair, opening, seeds, start_seed, s))
-    return tasks
+    pairings = schedule(len(players), s.games_per_pair, s.seed, s.openings, s.max_plies, s.game, s.rules)
+    return [ProgramTask(index, (players[p.seats[0]], players[p.seats[1]]), p.opening, p.agent_seeds, p.start_seed, s)
+            for index, p in enumerate(pairings)]  # fmt: skip
 
 
 def log_folder(db: Path) -> Path:
@@ -241,25 +221,32 @@ def log_folder(db: Path) -> Path:
     return db.with_name(db.name + "-logs")
 
 
-def record_game(store: Store, event: int, played: TournamentGame, logs: Path | None) -> None:
-    """A played game into the store (one transaction) and its programs' standard error into ``logs``."""
-    report = played.report
-    first = len(played.opening)
-    moves = [Move(ply, (ply - 1) % 2, move, None) for ply, move in enumerate(played.opening, 1)]
+def store_report(store: Store, event: int, task: int, names: tuple[str, str], report: GameReport,
+                 opening: list[str] | None = None) -> None:  # fmt: skip
+    """A refereed game into the store, in one transaction: ``names`` are the match's players 1 and 2 (the numbers of
+    ``report.seats``), ``opening`` the moves played before theirs."""
+    opening = opening or []
+    first = len(opening)
+    moves = [Move(ply, (ply - 1) % 2, move, None) for ply, move in enumerate(opening, 1)]
     moves += [Move(first + n, (first + n - 1) % 2, move, seconds)
               for n, (move, seconds) in enumerate(zip(report.moves, report.times), 1)]  # fmt: skip
     fault = None
     if report.faulty is not None:
-        fault = FaultRecord(played.players[report.faulty - 1], report.end, report.fault_ply or 0, report.fault_answer,
+        fault = FaultRecord(names[report.faulty - 1], report.end, report.fault_ply or 0, report.fault_answer,
                             report.fault_position, report.detail)  # fmt: skip
-    winner = None if report.winner is None else report.winner - 1
+    winner = None if report.winner is None else report.seats.index(report.winner)
+    by_seat = (names[report.seats[0] - 1], names[report.seats[1] - 1])
+    store.add_game(event, task, by_seat, winner, report.scores, report.plies, report.end, opening, moves, fault)
+
+
+def record_game(store: Store, event: int, played: TournamentGame, logs: Path | None) -> None:
+    """A played tournament game into the store and its programs' standard error into ``logs``."""
     if logs is not None:
         logs.mkdir(parents=True, exist_ok=True)
         for name, text in played.logs.items():
             safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
             (logs / f"game{played.index:05d}-{safe}.log").write_bytes(text)
-    store.add_game(event, played.index, played.players, winner, report.scores, report.plies, report.end,
-                   played.opening, moves, fault)  # fmt: skip
+    store_report(store, event, played.index, played.players, played.report, played.opening)
 
 
 def run_tournament(
