@@ -134,3 +134,20 @@ def test_a_flood_on_standard_error_is_capped(tmp_path):
     assert game["end"] == "timeout" and len(game["detail"]) < 1000
     assert peak < 400 * 2**20  # the interpreter and the engine; not the 40 MB flood several times over
     wait_until(lambda: not left_running(tmp_path), 10)
+
+
+def test_a_game_in_this_process_leaves_no_child_not_even_a_zombie(tmp_path):
+    """Run in the test's own process (as a pool worker runs it): after the game, this process has no child left,
+    running or zombie; programs and their children are gone."""
+    from awale_env.games import get_game
+    from training.competition.programs import Program, RefereedGame, split_command
+
+    commands = (split_command(hostile(tmp_path, "crash")), split_command(hostile(tmp_path, "hang")))
+    before = {child.pid for child in psutil.Process().children(recursive=True)}
+    for number, end in ((1, "crash"), (2, "timeout")):  # program 1 crashes; program 2, JoueurA in game 2, hangs
+        report = RefereedGame(get_game("awale16_2025"), {}, None, lambda i, seat: Program(commands[i], seat), number,
+                              3.0, 5.0).play()  # fmt: skip
+        assert report.end == end
+    left = [child for child in psutil.Process().children(recursive=True) if child.pid not in before]
+    assert not left, [(child.pid, child.status()) for child in left]
+    wait_until(lambda: not left_running(tmp_path), 10)
