@@ -40,7 +40,7 @@ class SelfPlayActor:
 
 class RaySelfPlayPool:
     """AlphaZero self-play on ``config.workers`` Ray actors (see the module docstring); the interface of
-    :class:`training.alphazero.SelfPlayPool`. Joins ``config.address`` (or starts Ray here)."""
+    :class:`training.selfplay_pool.SelfPlayPool`. Joins ``config.address`` (or starts Ray here)."""
 
     def __init__(self, config: AlphaZeroConfig, start_generation: int) -> None:
         self.config = config
