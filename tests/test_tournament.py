@@ -4,6 +4,7 @@ corrupt or a foreign file: one line."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -251,6 +252,13 @@ def test_a_second_writer_a_corrupt_or_a_foreign_file_and_bad_players_are_one_lin
         assert result.stderr.count("\n") == 1
     with pytest.raises(StoreError, match="no such results store"):
         open_store(tmp_path / "missing.db")
+    if importlib.util.find_spec("ray") is None:  # Ray is an optional extra: without it, one line
+        players.write_text('[[player]]\nname = "a"\nagent = "random"\n[[player]]\nname = "b"\nagent = "greedy"\n')
+        result = awale("tournament", str(players), "--game", GAME, "--db", str(tmp_path / "ray.db"), "--backend", "ray")
+        assert (
+            result.returncode == 1
+            and result.stderr.strip() == 'error: --backend ray needs Ray: pip install "awale_env[rllib]"'
+        )
 
 
 def test_the_arena_and_the_referee_write_the_same_store(tmp_path):

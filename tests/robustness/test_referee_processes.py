@@ -144,9 +144,11 @@ def test_a_game_in_this_process_leaves_no_child_not_even_a_zombie(tmp_path):
 
     commands = (split_command(hostile(tmp_path, "crash")), split_command(hostile(tmp_path, "hang")))
     before = {child.pid for child in psutil.Process().children(recursive=True)}
-    for number, end in ((1, "crash"), (2, "timeout")):  # program 1 crashes; program 2, JoueurA in game 2, hangs
+    # Game 1: program 1 (JoueurA) crashes on START, however long it takes to start; game 2: program 2 (JoueurA)
+    # hangs and is killed after 3 s.
+    for number, startup, end in ((1, 120.0, "crash"), (2, 0.0, "timeout")):
         report = RefereedGame(get_game("awale16_2025"), {}, None, lambda i, seat: Program(commands[i], seat), number,
-                              3.0, 5.0).play()  # fmt: skip
+                              3.0, startup).play()  # fmt: skip
         assert report.end == end
     left = [child for child in psutil.Process().children(recursive=True) if child.pid not in before]
     assert not left, [(child.pid, child.status()) for child in left]
