@@ -33,7 +33,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import IO, Any
 
 from awale_env.errors import IllegalMoveError
@@ -185,22 +184,21 @@ class LongLine:
 class Program:
     """A running player program (under its guard, :data:`GUARD_SOURCE`): its standard input, a thread reading its
     standard output line by line into a queue (each line with the time it arrived; None at the end of output), a
-    thread copying its standard error into ``stderr_path`` (a temporary file if None) up to ``stderr_cap`` bytes,
-    kept in :attr:`stderr_bytes` at the end with ``keep_stderr``. ``memory``: its address-space limit in bytes (None:
+    thread copying its standard error into a temporary file up to ``stderr_cap`` bytes, kept in
+    :attr:`stderr_bytes` at the end with ``keep_stderr``. ``memory``: its address-space limit in bytes (None:
     none)."""
 
     def __init__(
         self,
         argv: list[str],
         seat: str,
-        stderr_path: Path | None = None,
         memory: int | None = None,
         stderr_cap: int = STDERR_CAP,
         keep_stderr: bool = False,
     ) -> None:
         self.keep_stderr = keep_stderr
         self.stderr_bytes: bytes | None = None
-        self.stderr = open(stderr_path, "w+b") if stderr_path is not None else tempfile.TemporaryFile()  # noqa: SIM115
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115  (closed by finish)
         self.stderr_cap = stderr_cap
         command = [*argv, seat]
         self.watch: int | None = None
