@@ -30,7 +30,8 @@ TIMEOUT = 900
 
 #: A stand-in student program: plays the first legal move (tracking the game with the toolkit's engine), and breaks
 #: as its first argument says: ``illegal`` plays a move of the opponent's side at its first move from ply 10 on,
-#: ``sleep`` sleeps 30 s at its third move, ``first`` never breaks. Its seat is its last argument.
+#: ``sleep`` sleeps 30 s at its third move, ``hog`` asks for 8 GiB at its second, ``first`` never breaks. Its seat
+#: is its last argument.
 STUDENT = textwrap.dedent(
     """\
     import sys, time
@@ -53,6 +54,8 @@ STUDENT = textwrap.dedent(
             move = next(a for a in range(game.num_actions) if a not in legal)
         if mode == "sleep" and mine == 3:
             time.sleep(30)
+        if mode == "hog" and mine == 2:
+            hoard = bytearray(8 * 2**30)
         print(game.format_move(move), flush=True)
         state = state.play(move) if move in legal else state
     """
@@ -283,3 +286,16 @@ def test_the_arena_and_the_referee_write_the_same_store(tmp_path):
         game = store.game(store.games(referee_event.id)[0].id)
         assert game.fault.kind == "illegal" and len(game.moves) == game.fault.ply - 1
         assert all(move.seconds is not None for move in game.moves)
+
+
+def test_a_program_beyond_its_memory_limit_loses_by_a_crash_and_the_tournament_goes_on(tmp_path):
+    players = players_file(tmp_path, {"hog": ("command", student(tmp_path, "hog")), "greedy": ("agent", "greedy")})
+    db = tmp_path / "t.db"
+    run = awale("tournament", str(players), "--game", GAME, "--db", str(db), "--memory", "2048", "--no-progress",
+                *TIMES)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    with open_store(db) as store:
+        games = [store.game(g.id) for g in store.games()]
+        assert [(g.fault.player, g.fault.kind) for g in games] == [("hog", "crash")] * 2
+        assert all("MemoryError" in g.fault.detail and "exit code 1" in g.fault.detail for g in games)
+        assert [g.fault.ply for g in games] in ([3, 4], [4, 3])  # its second move
