@@ -416,7 +416,8 @@ def tournament(
     as_json: Annotated[bool, typer.Option("--json", help="print the standings as JSON")] = False,
 ) -> None:
     """A round robin of course programs and agents, every move checked, every game kept in an SQLite store; or
-    `awale tournament standings DB`: points, W-D-L, faults by kind and Elo of the store's last tournament."""
+    `awale tournament standings DB`: points, W-D-L, faults by kind and Elo of the store's last event (a
+    tournament, or an arena or referee run)."""
     from training.competition.pool import BACKENDS, ArenaError
     from training.competition.store import StoreBusy, StoreError, open_store
     from training.competition.tournament import (
