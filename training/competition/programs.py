@@ -376,7 +376,10 @@ class AgentPlayer:
 
     def ask(self, message: str, state: Any, allowed: float, limit: str) -> tuple[str, float]:
         started = time.perf_counter()
-        action = self.agent.act(state)
+        try:
+            action = self.agent.act(state)
+        except Exception as error:  # the agent's failure loses its game, as a program's crash does
+            raise Fault("crash", f"raised {type(error).__name__}: {excerpt(str(error), 200)}") from None
         seconds = time.perf_counter() - started
         try:
             line = self.game.format_move(int(action))
