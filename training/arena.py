@@ -128,7 +128,7 @@ def round_robin(
             entries = [PlayerEntry(spec, "agent", spec, weights.get(spec)) for spec in specs]
             event = store.event("arena", "round robin", game, settings, entries)
             for result in games:  # games of a resumed journal the store lacks (a store given on resume)
-                record_arena_game(store, event, result, game)
+                record_arena_game(store, event, result, tasks[result.index])
 
         def finished(result: GameResult) -> None:
             games.append(result)
@@ -136,7 +136,7 @@ def round_robin(
                 file.write(json.dumps(asdict(result)) + "\n")
                 file.flush()  # in the file as soon as the game ends, whatever stops this process later
             if store is not None:
-                record_arena_game(store, event, result, game)
+                record_arena_game(store, event, result, tasks[result.index])
 
         try:
             run_tasks([t for t in tasks if t.index not in recorded], workers, progress, backend, address, finished)
@@ -153,12 +153,12 @@ def round_robin(
     return result
 
 
-def record_arena_game(store: Store, event: int, result: GameResult, game: str) -> None:
+def record_arena_game(store: Store, event: int, result: GameResult, task: GameTask) -> None:
     """An arena game into the results store (none if it holds it already): its result (seats are the rules' players),
     opening and end; the arena keeps no moves."""
-    opening = [get_game(game).format_move(a) for a in result.opening]
+    opening = [get_game(task.game).format_move(a) for a in result.opening]
     store.add_game(event, result.index, result.specs, result.winner, result.stores, result.plies, result.end_reason,
-                   opening, [])  # fmt: skip
+                   opening, [], start_seed=task.start_seed)  # fmt: skip
 
 
 def play_match(

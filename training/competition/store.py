@@ -6,9 +6,10 @@ Tables (:data:`SCHEMA`): ``meta`` (the file's format and version), ``events`` (o
 ``tournament`` / ``arena`` / ``referee``, its name and its settings as JSON), ``players`` (per event: name, kind
 ``command`` / ``agent``, the command or spec, and the SHA-256 of the command's executable or the agent's network
 file), ``games`` (per event and task index: the players in each seat, the winner's seat, the seeds each seat
-captured, the plies, how it ended, the opening and when it ended), ``moves`` (every move of a game with its ply,
-seat and seconds), ``faults`` (the game a player lost by a fault: its kind, ply, answer, position and what
-happened), and the view ``standings`` (points, wins, draws, losses and faults per player of each event).
+captured, the plies, how it ended, the opening, the starting position's seed and when it ended), ``moves`` (every
+move of a game with its ply, seat and seconds), ``faults`` (the game a player lost by a fault: its kind, ply, answer,
+position and what happened), and the view ``standings`` (points, wins, draws, losses and faults per player of each
+event). Seats: 0 is JoueurA (who moves first) in refereed games and tournaments, the rules' player 0 in the arena.
 
 Writing: a game, its moves and its fault go in one transaction, and ``(event, task)`` is unique, so a process killed
 at any moment leaves whole games only, and a resume adds the missing ones and never one twice. A writer holds an
@@ -75,6 +76,7 @@ CREATE TABLE games (
     plies INTEGER NOT NULL,
     end_reason TEXT NOT NULL,
     opening TEXT NOT NULL,
+    start_seed INTEGER,
     ended TEXT NOT NULL,
     UNIQUE (event, task)
 );
@@ -154,9 +156,10 @@ class FaultRecord:
 
 @dataclass(frozen=True)
 class StoredGame:
-    """A game as the store keeps it: its id, event, task index, the players (names) in seat 0 (moved first) and 1,
-    the winner's seat (None: a draw), the seeds each seat captured, the plies, how it ended, the opening (moves of
-    the game's notation) and when it ended (UTC, ISO 8601); :meth:`Store.game` adds the moves and the fault."""
+    """A game as the store keeps it: its id, event, task index, the players (names) in seat 0 and 1, the winner's
+    seat (None: a draw), the seeds each seat captured, the plies, how it ended, the opening (moves of the game's
+    notation), the seed of the starting position (None: the game's fixed start) and when it ended (UTC, ISO 8601);
+    :meth:`Store.game` adds the moves and the fault."""
 
     id: int
     event: int
@@ -167,6 +170,7 @@ class StoredGame:
     plies: int
     end_reason: str
     opening: list[str]
+    start_seed: int | None
     ended: str
     moves: list[Move] = field(default_factory=list)
     fault: FaultRecord | None = None
@@ -294,16 +298,18 @@ class Store:
         opening: list[str],
         moves: list[Move],
         fault: FaultRecord | None = None,
+        start_seed: int | None = None,
     ) -> bool:
         """Record a game with its moves and fault in one transaction; False (and nothing written) if the event holds
-        that task already."""
+        that task already. ``start_seed``: the seed of the starting position (``Game.initial(seed=...)``) where the
+        rules leave it to chance."""
         ids = dict(self.connection.execute("SELECT name, id FROM players WHERE event = ?", (event,)).fetchall())
         with self._transaction() as db:
             cursor = db.execute(
                 "INSERT OR IGNORE INTO games (event, task, player0, player1, winner, score0, score1, plies, end_reason,"
-                " opening, ended) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " opening, start_seed, ended) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (event, task, ids[players[0]], ids[players[1]], winner, scores[0], scores[1], plies, end_reason,
-                 json.dumps(opening), _now()),
+                 json.dumps(opening), start_seed, _now()),
             )  # fmt: skip
             if not cursor.rowcount:
                 return False
@@ -344,13 +350,14 @@ class Store:
 
     _GAMES = (
         "SELECT g.id, g.event, g.task, a.name, b.name, g.winner, g.score0, g.score1, g.plies, g.end_reason, g.opening,"
-        " g.ended FROM games g JOIN players a ON a.id = g.player0 JOIN players b ON b.id = g.player1"
+        " g.start_seed, g.ended FROM games g JOIN players a ON a.id = g.player0 JOIN players b ON b.id = g.player1"
     )
 
     @staticmethod
     def _game_row(row: tuple) -> StoredGame:
-        id_, event, task, a, b, winner, s0, s1, plies, end_reason, opening, ended = row
-        return StoredGame(id_, event, task, (a, b), winner, (s0, s1), plies, end_reason, json.loads(opening), ended)
+        id_, event, task, a, b, winner, s0, s1, plies, end_reason, opening, start_seed, ended = row
+        return StoredGame(id_, event, task, (a, b), winner, (s0, s1), plies, end_reason, json.loads(opening),
+                          start_seed, ended)  # fmt: skip
 
     def games(self, event: int | None = None) -> list[StoredGame]:
         """The games (of ``event``, else all) in task order, without their moves."""

@@ -193,18 +193,20 @@ class ProgramTask:
         for name, program in programs.items():
             logs[name] = program.stderr_bytes or b""
         opening = [game.format_move(a) for a in self.opening]
-        return TournamentGame(self.index, (self.players[0].name, self.players[1].name), opening, report, logs)
+        names = (self.players[0].name, self.players[1].name)
+        return TournamentGame(self.index, names, opening, report, self.start_seed, logs)
 
 
 @dataclass
 class TournamentGame:
     """A played tournament game: its task index, the players' names by seat, the opening as moves, the referee's
-    report (seats: 1 is seat 0) and each program's standard error (capped)."""
+    report (seats: 1 is seat 0), the seed of its starting position and each program's standard error (capped)."""
 
     index: int
     players: tuple[str, str]
     opening: list[str]
     report: GameReport
+    start_seed: int | None = None
     logs: dict[str, bytes] = field(default_factory=dict)
 
 
@@ -222,7 +224,7 @@ def log_folder(db: Path) -> Path:
 
 
 def store_report(store: Store, event: int, task: int, names: tuple[str, str], report: GameReport,
-                 opening: list[str] | None = None) -> None:  # fmt: skip
+                 opening: list[str] | None = None, start_seed: int | None = None) -> None:  # fmt: skip
     """A refereed game into the store, in one transaction: ``names`` are the match's players 1 and 2 (the numbers of
     ``report.seats``), ``opening`` the moves played before theirs."""
     opening = opening or []
@@ -236,7 +238,8 @@ def store_report(store: Store, event: int, task: int, names: tuple[str, str], re
                             report.fault_position, report.detail)  # fmt: skip
     winner = None if report.winner is None else report.seats.index(report.winner)
     by_seat = (names[report.seats[0] - 1], names[report.seats[1] - 1])
-    store.add_game(event, task, by_seat, winner, report.scores, report.plies, report.end, opening, moves, fault)
+    store.add_game(event, task, by_seat, winner, report.scores, report.plies, report.end, opening, moves, fault,
+                   start_seed)  # fmt: skip
 
 
 def record_game(store: Store, event: int, played: TournamentGame, logs: Path | None) -> None:
@@ -246,7 +249,7 @@ def record_game(store: Store, event: int, played: TournamentGame, logs: Path | N
         for name, text in played.logs.items():
             safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
             (logs / f"game{played.index:05d}-{safe}.log").write_bytes(text)
-    store_report(store, event, played.index, played.players, played.report, played.opening)
+    store_report(store, event, played.index, played.players, played.report, played.opening, played.start_seed)
 
 
 def run_tournament(
