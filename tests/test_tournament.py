@@ -283,6 +283,8 @@ def test_the_arena_and_the_referee_write_the_same_store(tmp_path):
         ]
         rows = {row.player: row for row in store.standings(referee_event.id)}
         assert rows["program 2"].faults == {"illegal": 2} and rows["program 1"].points == 2
+        assert all(g.start_seed is not None for g in store.games(arena_event.id))  # a replay's starting position
+        assert all(g.start_seed is None for g in store.games(referee_event.id))  # the game's fixed start
         game = store.game(store.games(referee_event.id)[0].id)
         assert game.fault.kind == "illegal" and len(game.moves) == game.fault.ply - 1
         assert all(move.seconds is not None for move in game.moves)
