@@ -19,7 +19,8 @@ import random
 import sys
 import tempfile
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, Any
@@ -161,6 +162,27 @@ def _write_results(result: Any, out: Path) -> list[Path]:
         _fail(f"cannot write the results into {out}: {describe_os_error(error)}", code=1)
 
 
+@contextmanager
+def _open_store(path: Path | None) -> Iterator[Any]:
+    """The results store at ``path`` open for writing (None: no store); a file that is not one, or one another
+    process writes, is a one-line error."""
+    if path is None:
+        yield None
+        return
+    from training.competition.store import StoreBusy, StoreError, open_store
+
+    try:
+        store = open_store(path, write=True)
+    except (StoreError, StoreBusy) as error:
+        _fail(str(error), code=1)
+    try:
+        yield store
+    except StoreError as error:
+        _fail(str(error), code=1)
+    finally:
+        store.close()
+
+
 def _game(name: str, rules: list[str] | None, max_plies: int | None) -> tuple[Game, dict[str, Any], int | None]:
     """The game, its rule flags and the ply limit (:func:`awale_apps.game_settings.game_settings`); a bad name, flag
     or value is a one-line error naming what is allowed."""
@@ -294,9 +316,13 @@ def arena(
     rule: Annotated[list[str] | None, typer.Option(help=RULE_HELP)] = None,
     backend: Annotated[str, typer.Option(help="process (processes here) or ray (--workers Ray actors)")] = "process",
     address: Annotated[str | None, typer.Option(help="with --backend ray: the cluster to join (auto: here)")] = None,
+    db: Annotated[
+        Path | None, typer.Option(help="also keep every game in this SQLite results store (docs/tournament.md)")
+    ] = None,
 ) -> None:
     """Round robin between agents: a win/draw/loss table and Elo ratings with 95 % confidence intervals."""
     from training.arena import JOURNAL_NAME, ArenaError, JournalWarning, format_table, round_robin
+    from training.competition.store import StoreBusy, StoreError
 
     rules, options, limit = _game(game, rule, max_plies)
     for spec in agents:
@@ -315,9 +341,9 @@ def arena(
         journal = None if out is None else out / JOURNAL_NAME
         try:
             result = round_robin(agents, games, seed, workers, opening_plies, limit, progress, game=rules.name,
-                                 backend=backend, address=address, journal=journal, resume=resume,
+                                 backend=backend, address=address, journal=journal, resume=resume, db=db,
                                  **options)  # fmt: skip
-        except ArenaError as error:
+        except (ArenaError, StoreError, StoreBusy) as error:
             _fail(str(error), code=1)
     typer.echo(format_table(result))
     if out is not None:
@@ -325,6 +351,94 @@ def arena(
             typer.echo(f"wrote {path}")
     if as_json:
         typer.echo(json.dumps(result.table()))
+
+
+@app.command()
+def tournament(
+    players: Annotated[
+        str,
+        typer.Argument(
+            help="PLAYERS.toml ([[player]] tables: name and command or agent), or 'standings' to print a store's",
+            metavar="PLAYERS.toml|standings",
+        ),
+    ],
+    store_file: Annotated[
+        Path | None, typer.Argument(help="with 'standings': the store (default: --db)", metavar="[DB]")
+    ] = None,
+    game: Annotated[str, typer.Option(help=GAME_HELP)] = DEFAULT_GAME,
+    rule: Annotated[list[str] | None, typer.Option(help=RULE_HELP)] = None,
+    max_plies: Annotated[int | None, typer.Option(help=MAX_PLIES_HELP)] = None,
+    games_per_pair: Annotated[int, typer.Option(help="games per pair of players (even: seats swapped)")] = 2,
+    openings: Annotated[
+        int, typer.Option(help="random plies opening each mirrored pair of games (agents only; 0: initial position)")
+    ] = 0,
+    seed: Annotated[int, typer.Option(help="seed of the openings and of the agents")] = 0,
+    seconds: Annotated[float, typer.Option("--time", help="seconds per move: a late answer loses")] = 3.0,
+    startup: Annotated[float, typer.Option(help="seconds added to a program's first answer, for its start-up")] = 3.0,
+    memory: Annotated[
+        int, typer.Option(help="address-space limit of each program in MiB (0: none); beyond it the program loses")
+    ] = 4096,
+    workers: Annotated[int, typer.Option(help="games at once (processes, or Ray actors with --backend ray)")] = 1,
+    backend: Annotated[str, typer.Option(help="process (processes here) or ray (--workers Ray actors)")] = "process",
+    address: Annotated[str | None, typer.Option(help="with --backend ray: the cluster to join (auto: here)")] = None,
+    db: Annotated[Path, typer.Option(help="the SQLite results store (made if missing; run again to resume)")] = Path(
+        "tournament.db"
+    ),
+    progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
+    as_csv: Annotated[bool, typer.Option("--csv", help="print the standings as CSV")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print the standings as JSON")] = False,
+) -> None:
+    """A round robin of course programs and agents, every move checked, every game kept in an SQLite store; or
+    `awale tournament standings DB`: points, W-D-L, faults by kind and Elo of the store's last event (a
+    tournament, or an arena or referee run)."""
+    from training.competition.pool import BACKENDS, ArenaError
+    from training.competition.store import StoreBusy, StoreError, open_store
+    from training.competition.tournament import (
+        PlayersError,
+        TournamentSettings,
+        load_players,
+        log_folder,
+        run_tournament,
+        standings_csv,
+        standings_json,
+        standings_table,
+    )
+
+    def show(path: Path) -> None:
+        try:
+            with open_store(path) as store:
+                rows = store.standings(store.latest_event().id)
+        except StoreError as error:
+            _fail(str(error), code=1)
+        typer.echo(standings_csv(rows).rstrip("\n") if as_csv else standings_json(rows) if as_json else
+                   standings_table(rows))  # fmt: skip
+
+    if players == "standings":
+        show(store_file or db)
+        return
+    if store_file is not None:
+        _fail(f"a second argument ({store_file}) is only for 'awale tournament standings DB'")
+    rules, options, limit = _game(game, rule, max_plies)
+    if workers < 1:
+        _fail(f"--workers must be >= 1, got {workers}")
+    if backend not in BACKENDS:
+        _fail(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if backend == "ray":
+        import training.ray_backend  # noqa: F401  (without Ray: one line before the tournament starts)
+    try:
+        entries = load_players(Path(players), rules.name)
+        settings = TournamentSettings(rules.name, tuple(sorted(options.items())), limit, games_per_pair, openings,
+                                      seed, seconds, startup, memory)  # fmt: skip
+        settings.check([spec for spec, _ in entries])
+    except (PlayersError, ValueError) as error:
+        _fail(str(error))
+    try:
+        with open_store(db, write=True) as store:
+            run_tournament(store, entries, settings, workers, backend, address, progress, log_folder(db), typer.echo)
+    except (StoreError, StoreBusy, ArenaError) as error:
+        _fail(str(error), code=1)
+    typer.echo(f"results in {db} (programs' standard error in {log_folder(db)}/)")
+    show(db)
 
 
 app.command()(bot)
@@ -345,7 +459,12 @@ def referee(
     ] = 10.0,
     max_plies: Annotated[int | None, typer.Option(help=MAX_PLIES_HELP)] = None,
     numeric_seats: Annotated[bool, typer.Option(help="give the seats as 1 and 2, not JoueurA and JoueurB")] = False,
-    out: Annotated[Path | None, typer.Option(help="write the results as JSON to this file")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="write the results as JSON to this file (rewritten as each game ends)")
+    ] = None,
+    db: Annotated[
+        Path | None, typer.Option(help="also keep every game in this SQLite results store (docs/tournament.md)")
+    ] = None,
 ) -> None:
     """Games between two player programs through the course referee's protocol, every move checked and timed."""
     from awale_apps.referee import run_match
@@ -354,7 +473,9 @@ def referee(
     if out is not None:
         writable_directory(out.parent)
     seat_style = "numbers" if numeric_seats else "names"
-    run_match((program1, program2), rules, options, limit, games, seconds, startup, seat_style, out, typer.echo)
+    with _open_store(db) as store:
+        run_match((program1, program2), rules, options, limit, games, seconds, startup, seat_style, out, typer.echo,
+                  store)  # fmt: skip
 
 
 @train_app.command("ppo", context_settings=PASS_THROUGH, add_help_option=False)

@@ -213,7 +213,9 @@ def batched_games(
     game: str | Game, n: int, max_plies: int | None, reward_mode: int, options: dict[str, Any]
 ) -> BatchedGames:
     """``n`` games of ``game`` in arrays (the game's rule flags in ``options``), not started yet."""
-    return get_game(game).batched(n, max_plies, reward_mode, options)
+    rules = get_game(game)
+    compiled = rules.batched(n, max_plies, reward_mode, options)
+    return StateBatchedGames(rules, n, max_plies, reward_mode, options) if compiled is None else compiled
 
 
 def __getattr__(name: str) -> type:

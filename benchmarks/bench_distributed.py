@@ -1,8 +1,8 @@
 """Distributed throughput: AlphaZero self-play games/s with the process pool and on Ray (one node, two local nodes),
 and RLlib env steps/s (the adapter alone, and sampling inside a PPO iteration). The figures of docs/distributed.md.
 
-Self-play runs through the trainers' own backends (:class:`training.alphazero.SelfPlayPool`,
-:class:`training.ray_backend.RaySelfPlayPool`) with ``--workers`` workers, an untrained network of ``--channels`` x
+Self-play runs through the trainers' own backends (:class:`training.selfplay_pool.SelfPlayPool`,
+:class:`training.ray_selfplay.RaySelfPlayPool`) with ``--workers`` workers, an untrained network of ``--channels`` x
 ``--blocks``, ``--simulations`` per move, ``--games`` games per worker and ``--moves`` moves per generation, weights
 sent every generation as in training. ``--warmup`` generations are left out (start-up, numba's compilation or
 cache, and games drifting apart), then ``--generations`` are timed; games/s counts the games finished in the timed
@@ -96,7 +96,7 @@ def bench_selfplay(args: argparse.Namespace) -> list[dict[str, Any]]:
     from ray.cluster_utils import Cluster
 
     from training.alphazero import SelfPlayPool
-    from training.ray_backend import RaySelfPlayPool
+    from training.ray_selfplay import RaySelfPlayPool
 
     rows = [
         measured(

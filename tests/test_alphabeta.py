@@ -23,7 +23,8 @@ from agents.alphabeta import (
     WIN,
     AlphaBetaAgent,
 )
-from agents.evaluation import REFERENCE_WEIGHTS, TUNED_WEIGHTS, features_of, logistic_fit
+from agents.evaluation import REFERENCE_WEIGHTS, TUNED_WEIGHTS, features_of
+from agents.tuning import logistic_fit
 from awale_env import State
 from awale_env.games import GAMES
 

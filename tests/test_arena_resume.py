@@ -16,7 +16,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-import training.arena
+import training.competition.tasks as tasks_module
 from agents.alphazero.agent import pretrained_path as alphazero_pretrained_path
 from agents.base import weights_digest
 from agents.ppo import pretrained_path as ppo_pretrained_path
@@ -67,8 +67,8 @@ def test_more_games_per_pair_on_resume_keeps_the_games_played(full, tmp_path, mo
     result, lines = full
     journal = tmp_path / "games.jsonl"
     round_robin(SPECS, journal=journal, **{**SETTINGS, "games_per_pair": 2})
-    played, run_task = [], training.arena.run_task
-    monkeypatch.setattr(training.arena, "run_task", lambda task: played.append(task.index) or run_task(task))
+    played, run_task = [], tasks_module.run_task
+    monkeypatch.setattr(tasks_module, "run_task", lambda task: played.append(task.index) or run_task(task))
     more = round_robin(SPECS, journal=journal, resume=True, **SETTINGS)
     assert sorted(played) == [2, 3, 6, 7, 10, 11]
     assert more.games == result.games and more.table() == result.table()
@@ -100,6 +100,19 @@ def test_a_last_line_cut_short_is_dropped_with_a_warning_and_its_game_replayed(f
     assert resumed.games == result.games
     recorded = journal.read_text().splitlines()
     assert len(recorded) == 13 and all(json.loads(line) for line in recorded)
+
+
+def test_a_whole_last_game_without_its_newline_gets_the_next_game_on_a_line_of_its_own(full, tmp_path, recwarn):
+    """Killed between writing a game and its newline: the game is kept, the next ones go on lines of their own, and
+    the journal can be resumed again and again."""
+    result, lines = full
+    journal = tmp_path / "games.jsonl"
+    journal.write_text("".join(lines[:4]) + lines[4].rstrip("\n"))
+    resumed = round_robin(SPECS, journal=journal, resume=True, **SETTINGS)
+    assert resumed.games == result.games and not recwarn.list
+    recorded = journal.read_text().splitlines(keepends=True)
+    assert recorded[:5] == lines[:5] and len(recorded) == 13 and all(json.loads(line) for line in recorded)
+    assert round_robin(SPECS, journal=journal, resume=True, **SETTINGS).games == result.games
 
 
 def test_a_journal_cut_in_its_settings_line_or_empty_starts_again(full, tmp_path):

@@ -23,8 +23,8 @@ from agents import make
 from awale_apps.bot import BotGame, Engine, LineReader, ProtocolError, parse_seat
 from awale_apps.cli import app
 from awale_apps.opening_book import load_book
-from awale_apps.referee import Fault, check_answer
 from awale_env.games import get_game
+from training.competition.programs import Fault, check_answer
 
 GAME = get_game("awale16_2025")
 BOT = [sys.executable, "-m", "awale_apps", "bot", "--game", GAME.name]

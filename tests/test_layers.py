@@ -7,11 +7,10 @@ level, inside a function, under ``if TYPE_CHECKING:``). The only exceptions are 
 applications' old paths, which load them lazily, and ``python -m awale_env``'s entry point, run and never imported
 (:data:`UPWARD_ALLOWED`).
 
-Circles are looked for among module-level imports, those that run when a module is imported (class bodies and
-``if``/``try`` blocks at module level included, ``if TYPE_CHECKING:`` blocks left out since they never run): only
-these make the order in which modules load matter or fail. An import inside a function runs when the function is
-called, after every module has loaded; it is how the registry loads a game's optional parts (``Game.search``,
-``Game.batched``), as ``importlib.import_module`` would, which no reading of the source can follow anyway.
+Circles are looked for among every import that can run: at module level (class bodies and ``if``/``try`` blocks
+included) and inside functions alike, since a function-level import only hides a circle (the two modules still need
+each other); imports under ``if TYPE_CHECKING:`` never run and are left out. A game's optional parts (``Game.search``,
+``Game.batched``) are loaded by name with ``importlib.import_module``, downwards from the registry to the game.
 """
 
 from __future__ import annotations
@@ -37,11 +36,12 @@ GAME_PACKAGES = Path("awale_env", "games")
 
 @dataclass(frozen=True)
 class Import:
-    """One import of a module: the module it names, its line, and whether it runs at import time."""
+    """One import of a module: the module it names, its line, and whether it can run (not under ``if
+    TYPE_CHECKING:``)."""
 
     target: str
     line: int
-    at_load: bool
+    runs: bool = True
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -66,19 +66,16 @@ def _is_type_checking(test: ast.expr) -> bool:
 
 
 def _import_nodes(tree: ast.Module) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
-    """Every import statement with whether it runs when the module is imported (not in a function, not under
-    ``if TYPE_CHECKING:``)."""
+    """Every import statement, wherever it stands, with whether it can run (not under ``if TYPE_CHECKING:``)."""
     stack: list[tuple[ast.AST, bool]] = [(tree, True)]
     while stack:
-        node, at_load = stack.pop()
+        node, can_run = stack.pop()
         if isinstance(node, ast.Import | ast.ImportFrom):
-            yield node, at_load
+            yield node, can_run
             continue
         for child in ast.iter_child_nodes(node):
-            runs = at_load and not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
-            if isinstance(node, ast.If) and _is_type_checking(node.test) and child in node.body:
-                runs = False
-            stack.append((child, runs))
+            type_only = isinstance(node, ast.If) and _is_type_checking(node.test) and child in node.body
+            stack.append((child, can_run and not type_only))
 
 
 def imports_of(name: str, path: Path, modules: dict[str, Path]) -> list[Import]:
@@ -87,9 +84,9 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> list[Import]:
     tree = ast.parse(path.read_text(), filename=str(path))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = []
-    for node, at_load in _import_nodes(tree):
+    for node, can_run in _import_nodes(tree):
         if isinstance(node, ast.Import):
-            found += [Import(alias.name, node.lineno, at_load) for alias in node.names]
+            found += [Import(alias.name, node.lineno, can_run) for alias in node.names]
             continue
         base = node.module or ""
         if node.level:
@@ -97,7 +94,7 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> list[Import]:
             base = ".".join([*anchor, *([base] if base else [])])
         for alias in node.names:
             submodule = f"{base}.{alias.name}"
-            found.append(Import(submodule if submodule in modules else base, node.lineno, at_load))
+            found.append(Import(submodule if submodule in modules else base, node.lineno, can_run))
     return found
 
 
@@ -121,11 +118,12 @@ def upward_imports(root: Path) -> list[str]:
 
 
 def import_circles(root: Path) -> list[list[str]]:
-    """The circles of module-level imports among the project's modules: one shortest circle through each strongly
-    connected group of modules (Tarjan's algorithm, then a breadth-first search inside the group)."""
+    """The circles of imports that can run (at module level or inside functions) among the project's modules: one
+    shortest circle through each strongly connected group of modules (Tarjan's algorithm, then a breadth-first search
+    inside the group)."""
     modules = project_modules(root, LAYERS)
     graph = {
-        name: sorted({imp.target for imp in imports_of(name, path, modules) if imp.at_load and imp.target in modules})
+        name: sorted({imp.target for imp in imports_of(name, path, modules) if imp.runs and imp.target in modules})
         for name, path in modules.items()
     }
     index: dict[str, int] = {}
@@ -273,7 +271,7 @@ def test_no_import_points_up():
     assert not found, "imports of a higher layer:\n" + "\n".join(found)
 
 
-def test_no_module_level_import_circle():
+def test_no_import_circle_not_even_through_an_import_inside_a_function():
     circles = import_circles(ROOT)
     assert not circles, "import circles:\n" + "\n".join(" -> ".join(circle) for circle in circles)
 
@@ -313,22 +311,27 @@ def test_upward_imports_are_found_wherever_they_stand(tmp_path):
     ]
 
 
-def test_circles_are_those_of_module_level_imports(tmp_path):
+def test_circles_are_those_of_imports_that_run_wherever_they_stand(tmp_path):
     root = write(
         tmp_path,
         {
             "awale_env/__init__.py": "from awale_env.env import env\n",
             "awale_env/env.py": "from . import games\n",
             "awale_env/games/__init__.py": "class Game:\n    from awale_env import State\n",  # a class body runs
-            "awale_env/rules.py": "def picture():\n    from awale_env.render import draw\n",  # deferred: no circle
+            "awale_env/rules.py": "def picture():\n    from awale_env.render import draw\n",  # deferred: a circle too
             "awale_env/render.py": "from awale_env.rules import State\n",
+            "awale_env/board.py": "import typing\nif typing.TYPE_CHECKING:\n    from awale_env import rules\n",
+            "awale_env/kernels.py": "from awale_env import board\n",  # never runs: no circle through board
+            "agents/draw.py": "def f():\n    import agents.draw\n",  # itself
             "agents/__init__.py": "import agents.base\n",
             "agents/base.py": "try:\n    import agents\nexcept ImportError:\n    pass\n",
         },
     )
     assert import_circles(root) == [
         ["agents", "agents.base", "agents"],
+        ["agents.draw", "agents.draw"],
         ["awale_env", "awale_env.env", "awale_env.games", "awale_env"],
+        ["awale_env.render", "awale_env.rules", "awale_env.render"],
     ]
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import training.arena
+import training.competition.tasks as tasks_module
 from agents.alphazero.agent import pretrained_path as alphazero_pretrained_path
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "strength.py"
@@ -35,8 +35,8 @@ def standings(folder: Path) -> dict[str, dict[str, str]]:
 def test_two_budgets_then_a_resume_of_what_is_missing(tmp_path, monkeypatch):
     strength = load_script(monkeypatch)
     played = []
-    run_task = training.arena.run_task
-    monkeypatch.setattr(training.arena, "run_task", lambda task: played.append(task.specs) or run_task(task))
+    run_task = tasks_module.run_task
+    monkeypatch.setattr(tasks_module, "run_task", lambda task: played.append(task.specs) or run_task(task))
     markdown, plot, out = tmp_path / "doc" / "strength.md", tmp_path / "doc" / "strength.png", tmp_path / "runs"
     argv = ["--agents", *AGENTS, "--times", "0.02", "0.01", "--games", "2", "--workers", "1", "--seed", "3",
             "--max-plies", "80", "--out-dir", str(out), "--markdown", str(markdown), "--plot", str(plot)]  # fmt: skip

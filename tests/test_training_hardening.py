@@ -46,7 +46,7 @@ from agents.checkpoint import load_tensors  # noqa: E402
 from agents.ppo import PPOAgent, sb3_model  # noqa: E402
 from awale_env import State  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
-from training import alphazero, ppo_selfplay  # noqa: E402
+from training import alphazero, ppo_selfplay, selfplay_pool  # noqa: E402
 
 
 def one_error_line(capsys) -> str:
@@ -321,7 +321,7 @@ def test_alphazero_killed_mid_run_resumes_and_its_workers_end(tmp_path):
     command = ["-m", "training.alphazero", *TINY_RUN, "--run-dir", str(run), "--generations", "1000", "--workers", "1"]
     workers = start_and_kill(command, run / "state.pt", tmp_path / "log")
     assert workers
-    _, alive = psutil.wait_procs(workers, timeout=3 * alphazero.WORKER_POLL_SECONDS + 10)
+    _, alive = psutil.wait_procs(workers, timeout=3 * selfplay_pool.WORKER_POLL_SECONDS + 10)
     assert not alive, "a self-play worker outlived its killed learner"
     generation = read_checkpoint(run / "state.pt")["generation"]
     alphazero.main([*TINY_RUN, "--run-dir", str(run), "--resume", "--generations", str(generation + 1),

@@ -23,26 +23,17 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import io
 import json
 import math
-import multiprocessing as mp
-import queue
-import signal
-import time
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import numpy as np
 import torch
-import tyro
 from torch.nn import functional as F
 
-from agents.alphazero.mcts import SearchConfig
 from agents.alphazero.network import (
     CheckpointError,
-    NetworkConfig,
     RingNet,
     build_network,
     checkpoint_network_config,
@@ -54,197 +45,18 @@ from agents.alphazero.network import (
     rotate_samples,
     save_checkpoint,
 )
-from agents.alphazero.selfplay import Samples, SelfPlay, play_match
-from agents.checkpoint import load_arrays, load_tensors
-from agents.extras import needs_extra
-from awale_env.games import DEFAULT_GAME, GAMES, get_game
+from agents.alphazero.selfplay import Samples, play_match
+from agents.checkpoint import load_arrays
+from awale_env.games import DEFAULT_GAME, get_game
 from training import runs
-from training.arena import BACKENDS
+from training.alphazero_config import RESUMABLE, AlphaZeroConfig
+from training.selfplay_pool import SelfPlayPool
 
 TRAINER_NAME = "alphazero"
 STATE_FILE = "state.pt"
 BEST_FILE = "best.pt"
 #: Where runs kept the replay buffer before ``state.pt`` held it (read when resuming such a run).
 REPLAY_FILE = "replay.npz"
-#: Seconds a self-play process waits for a job before checking that the learner is still alive.
-WORKER_POLL_SECONDS = 2.0
-#: The options a resume may change: the run's length, its workers, its reference matches and how it runs here.
-RESUMABLE = (
-    "generations",
-    "workers",
-    "reference_every",
-    "references",
-    "reference_games",
-    "reference_simulations",
-    "torch_threads",
-    "progress",
-    "backend",
-    "address",
-)
-
-
-@dataclass
-class NetworkOptions:
-    """The shape of the network a trainer makes (:class:`RingNet`), options of every trainer of one; the trainer's
-    configuration names the ``game``."""
-
-    channels: int = 64
-    """convolution channels of the residual trunk"""
-    blocks: int = 4
-    """residual blocks"""
-    value_hidden: int = 64
-    """hidden units of the value head"""
-
-    def network_config(self) -> NetworkConfig:
-        return NetworkConfig(channels=self.channels, blocks=self.blocks, value_hidden=self.value_hidden, game=self.game)
-
-
-@dataclass
-class AlphaZeroConfig(NetworkOptions):
-    """Hyper-parameters of an AlphaZero run (all settable from the command line)."""
-
-    run_dir: Annotated[str | None, runs.computed_default("runs/alphazero-<game>", "DIR")] = None
-    """the run's directory: config.json, checkpoints, metrics.csv and TensorBoard events (tb/)"""
-    seed: int = 0
-    """seed of self-play, training and evaluation"""
-    resume: Annotated[bool, runs.resume_option(RESUMABLE)] = False
-    generations: int = 200
-    """generations to train (self-play, training, evaluation)"""
-    game: Annotated[str, tyro.conf.arg(help=f"the game to learn: {', '.join(GAMES)}")] = DEFAULT_GAME
-    # network (its shape: NetworkOptions)
-    init_from: Annotated[str | None, runs.computed_default("a new network", "CHECKPOINT")] = None
-    """start from the network of this AlphaZero checkpoint (a run's best.pt, the shipped network's file), of the
-    run's game and shape, instead of a new one"""
-    # search and self-play
-    simulations: int = 100
-    """simulations per self-play move"""
-    c_puct: float = 1.5
-    """PUCT exploration weight"""
-    fpu_reduction: float = 0.2
-    """first-play urgency: unvisited children get the parent's value minus this"""
-    dirichlet_alpha: float = 0.5
-    """root Dirichlet noise concentration"""
-    noise_fraction: float = 0.25
-    """share of root prior replaced by noise"""
-    temperature_moves: int = 16
-    """plies played in proportion to visit counts (temperature 1) before playing the most visited move"""
-    max_plies: Annotated[int | None, runs.computed_default("the game's ply limit", "INT")] = None
-    """ply limit of the self-play and gating games"""
-    workers: int = 2
-    """self-play worker processes (0: self-play in the learner's process), or Ray actors with --backend ray"""
-    backend: str = "process"
-    """where self-play runs: process (worker processes here) or ray (Ray actors; needs the rllib extra)"""
-    address: Annotated[str | None, runs.computed_default("start Ray here", "ADDRESS")] = None
-    """with --backend ray, the Ray cluster to join ("auto": the one started here)"""
-    games_per_worker: int = 128
-    """games each worker plays side by side (the network's batch size)"""
-    moves_per_generation: int = 24
-    """moves each worker plays in each of its games per generation"""
-    # training
-    replay_size: int = 150_000
-    """samples kept in the replay buffer"""
-    min_replay: int = 4_000
-    """samples needed before training starts"""
-    batch_size: int = 256
-    """samples per training step"""
-    sample_reuse: float = 4.0
-    """training steps per generation = new samples * sample_reuse / batch_size"""
-    learning_rate: float = 1e-3
-    """AdamW learning rate"""
-    weight_decay: float = 1e-4
-    """AdamW weight decay"""
-    value_loss_weight: float = 1.0
-    """weight of the value loss against the policy loss"""
-    augment: bool = True
-    """train on a random rotation of each sample, in a game whose board has rotations (Game.symmetry_step)"""
-    torch_threads: int = 1
-    """torch threads of the learner (each worker uses one)"""
-    # evaluation
-    gate_every: int = 4
-    """generations between gating matches (candidate vs best)"""
-    gate_games: int = 64
-    """games of a gating match (pairs with seats swapped)"""
-    gate_simulations: int = 64
-    """simulations per move in gating matches"""
-    gate_threshold: float = 0.55
-    """score the candidate needs against the best network to replace it"""
-    reference_every: int = 20
-    """generations between reference matches (0: never)"""
-    references: tuple[str, ...] = ("greedy", "alphabeta:depth=4", "mcts:simulations=2000")
-    """arena agent specs the best network plays"""
-    reference_games: int = 10
-    """games against each reference (even: pairs with seats swapped)"""
-    reference_simulations: int = 100
-    """simulations per move of the best network in reference matches"""
-    progress: bool = True
-    """show progress: a bar on a terminal, a line per generation in a log"""
-
-    def __post_init__(self) -> None:
-        if not runs.parsing():  # on the command line, runs.parse checks once tyro is done
-            self.check()
-
-    def check(self) -> None:
-        """ValueError naming the first bad option and what it allows; run whenever a configuration is
-        built, from Python, a command line or a run's config.json."""
-        for name in ("c_puct", "dirichlet_alpha", "sample_reuse", "learning_rate"):
-            runs.check_number(self, name, 0, exclusive=True)
-        for name in ("weight_decay", "value_loss_weight"):
-            runs.check_number(self, name, 0)
-        for name in ("noise_fraction", "gate_threshold"):
-            runs.check_number(self, name, 0, 1)
-        runs.check_types(self)
-        if self.game not in GAMES:
-            raise ValueError(f"--game must be one of {', '.join(GAMES)}, got {self.game!r}")
-        positive = ("generations", "simulations", "games_per_worker", "moves_per_generation", "replay_size",
-                    "batch_size", "gate_every", "gate_games", "gate_simulations", "reference_games",
-                    "reference_simulations", "torch_threads", "channels", "blocks", "value_hidden")  # fmt: skip
-        for name in positive:
-            if getattr(self, name) < 1:
-                raise ValueError(f"{runs.option(name)} must be a positive integer, got {getattr(self, name)!r}")
-        for name in ("workers", "min_replay", "reference_every", "temperature_moves"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{runs.option(name)} must not be negative, got {getattr(self, name)!r}")
-        if self.max_plies is not None and self.max_plies < 1:
-            raise ValueError(f"--max-plies must be a positive integer, got {self.max_plies!r}")
-        if self.backend not in BACKENDS:
-            raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
-        if self.backend == "ray":
-            if self.workers < 1:
-                raise ValueError("--backend ray plays on --workers Ray actors: --workers must be at least 1")
-            with needs_extra("--backend ray"):  # a missing Ray said before the run directory is made
-                import ray  # noqa: F401
-        for name in ("gate_games", "reference_games"):
-            if getattr(self, name) % 2:
-                raise ValueError(f"{name} must be even (pairs with seats swapped), got {getattr(self, name)}")
-        self.network_config()
-        self.search_config()
-        if self.reference_every:
-            self._check_references()
-
-    def _check_references(self) -> None:
-        """Fail now, not at the first reference match (whose errors a run only reports), on a reference agent that
-        cannot be built or does not play the game."""
-        from agents import make  # the registry builds agents lazily: cheap for the usual references
-        from agents.base import game_refusal
-
-        for spec in self.references:
-            refusal = game_refusal(make(spec), spec, self.game)
-            if refusal is not None:
-                raise ValueError(f"references: {refusal}")
-
-    def search_config(self, simulations: int | None = None) -> SearchConfig:
-        return SearchConfig(
-            simulations=simulations or self.simulations,
-            c_puct=self.c_puct,
-            fpu_reduction=self.fpu_reduction,
-            dirichlet_alpha=self.dirichlet_alpha,
-            noise_fraction=self.noise_fraction,
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["references"] = list(self.references)
-        return data
 
 
 class ReplayBuffer:
@@ -297,141 +109,6 @@ class ReplayBuffer:
             raise CheckpointError(f"{source}: its replay buffer does not hold samples of {self.game.name}")
         self.add(Samples(obs, policy, value))
         self.next = next_row % len(self.value)
-
-
-def weights_bytes(net: RingNet) -> bytes:
-    """The learner's weights as the bytes that go to self-play workers (processes or Ray actors)."""
-    buffer = io.BytesIO()
-    torch.save(net.state_dict(), buffer)
-    return buffer.getvalue()
-
-
-def load_weights(net: RingNet, data: bytes) -> None:
-    """Load into a self-play worker's ``net`` the weights sent by the learner, read without unpickling."""
-    net.load_state_dict(load_tensors(data, "the learner's weights"))
-
-
-def self_play_games(config: AlphaZeroConfig, worker: int, start_generation: int) -> SelfPlay:
-    """Self-play worker ``worker``'s games, seeded from the run's seed, the worker and the generation it starts at."""
-    return SelfPlay(
-        config.games_per_worker,
-        config.search_config(),
-        config.temperature_moves,
-        config.max_plies,
-        seed=config.seed * 1_000_003 + worker * 1009 + start_generation,
-        game=config.game,
-    )
-
-
-def play_generation(games: SelfPlay, net: RingNet, moves: int) -> tuple[Samples, dict[str, float]]:
-    """Play ``moves`` moves of every game of ``games`` with ``net``: the samples and the generation's figures."""
-    evaluate = make_evaluator(net)
-    done_games, done_plies, evaluations = games.games_finished, games.plies_finished, games.search.evaluations
-    start = time.perf_counter()
-    samples = Samples.concatenate([games.step(evaluate) for _ in range(moves)], games.game)
-    stats = {
-        "seconds": time.perf_counter() - start,
-        "games": games.games_finished - done_games,
-        "plies": games.plies_finished - done_plies,
-        "moves": moves * len(games.rngs),
-        "evaluations": games.search.evaluations - evaluations,
-    }
-    return samples, stats
-
-
-def _next_job(jobs: mp.Queue) -> bytes | None:
-    """The next job of a self-play process; None to stop, also when the learner died (killed: nobody told us)."""
-    learner = mp.parent_process()
-    while True:
-        try:
-            return jobs.get(timeout=WORKER_POLL_SECONDS)
-        except queue.Empty:
-            if learner is not None and not learner.is_alive():
-                return None
-
-
-def _worker_main(worker: int, config: dict[str, Any], start_generation: int, jobs: mp.Queue, results: mp.Queue):
-    """A self-play process: for each job (network weights), play a generation and send back its samples. It
-    ignores Ctrl-C (inherited from :class:`SelfPlayPool`): the learner stops it, or its death does."""
-    results.cancel_join_thread()  # exit without waiting for a dead learner to read the last samples
-    try:
-        torch.set_num_threads(1)
-        cfg = AlphaZeroConfig(**{**config, "references": tuple(config["references"])})
-        net = build_network(cfg.network_config())
-        games = self_play_games(cfg, worker, start_generation)
-        while (job := _next_job(jobs)) is not None:
-            load_weights(net, job)
-            results.put((worker, *play_generation(games, net, cfg.moves_per_generation)))
-    except Exception as error:  # report to the learner instead of dying silently
-        results.put((worker, None, f"{type(error).__name__}: {error}"))
-
-
-class SelfPlayPool:
-    """Self-play in ``workers`` processes, or in this process when ``workers`` is 0."""
-
-    def __init__(self, config: AlphaZeroConfig, start_generation: int) -> None:
-        self.config = config
-        self.local = self_play_games(config, 0, start_generation) if config.workers == 0 else None
-        self.local_net = build_network(config.network_config()) if config.workers == 0 else None
-        context = mp.get_context("spawn")
-        self.jobs = [context.Queue() for _ in range(config.workers)]
-        self.results = context.Queue()
-        self.processes = [
-            context.Process(
-                target=_worker_main,
-                args=(w, config.to_dict(), start_generation, self.jobs[w], self.results),
-                daemon=True,
-            )
-            for w in range(config.workers)
-        ]
-        handler = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the workers inherit it: Ctrl-C reaches the learner
-        try:
-            for process in self.processes:
-                process.start()
-        finally:
-            signal.signal(signal.SIGINT, handler)
-        self.pending: bytes | None = None
-
-    def start(self, net: RingNet) -> None:
-        """Start a generation of self-play with ``net``'s current weights."""
-        weights = weights_bytes(net)
-        if self.local is not None:
-            self.pending = weights
-        for jobs in self.jobs:
-            jobs.put(weights)
-
-    def collect(self) -> tuple[Samples, dict[str, float]]:
-        """Wait for the generation; samples in worker order (so the run is deterministic) and summed stats."""
-        if self.local is not None:
-            load_weights(self.local_net, self.pending)
-            return play_generation(self.local, self.local_net, self.config.moves_per_generation)
-        parts: dict[int, tuple[Samples, dict[str, float]]] = {}
-        while len(parts) < len(self.processes):
-            try:
-                worker, samples, stats = self.results.get(timeout=5)
-            except queue.Empty:
-                dead = [w for w, p in enumerate(self.processes) if not p.is_alive() and w not in parts]
-                if dead:
-                    code = self.processes[dead[0]].exitcode
-                    raise RuntimeError(f"self-play worker {dead[0]} died (exit code {code})") from None
-                continue
-            if samples is None:
-                raise RuntimeError(f"self-play worker {worker} failed: {stats}")
-            parts[worker] = (samples, stats)
-        ordered = [parts[w] for w in sorted(parts)]
-        total = {key: sum(s[key] for _, s in ordered) for key in ordered[0][1]}
-        total["seconds"] = max(s["seconds"] for _, s in ordered)
-        return Samples.concatenate([samples for samples, _ in ordered], self.config.game), total
-
-    def close(self, wait: bool = True) -> None:
-        """End the workers: after their generation (``wait``), or at once (a stopped run)."""
-        for jobs in self.jobs:
-            jobs.put(None)
-        for process in self.processes:
-            process.join(timeout=10 if wait else 0)
-            if process.is_alive():
-                process.terminate()
-                process.join()
 
 
 def train_steps(
@@ -624,7 +301,7 @@ def train(config: AlphaZeroConfig) -> Run:
     config, _ = runs.start(TRAINER, config)
     run = Run(config)
     if config.backend == "ray":
-        from training.ray_backend import RaySelfPlayPool  # imports Ray: only for this backend
+        from training.ray_selfplay import RaySelfPlayPool  # imports Ray: only for this backend
 
         pool = RaySelfPlayPool(config, run.generation)
     else:

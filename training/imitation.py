@@ -49,7 +49,7 @@ from agents.alphazero.selfplay import absolute_of_relative
 from agents.checkpoint import atomic_write, load_arrays
 from awale_env.games import DEFAULT_GAME, GAMES, get_game
 from training import runs
-from training.alphazero import NetworkOptions
+from training.alphazero_config import NetworkOptions
 
 TRAINER_NAME = "imitation"
 STATE_FILE = "state.pt"

@@ -1,22 +1,16 @@
-"""Ray actors for AlphaZero self-play and the arena: ``--backend ray`` (``--address`` to join a running cluster).
+"""Ray actors for the toolkit's parallel work: ``--backend ray`` (``--address`` to join a running cluster).
 
-The process pool stays the default on one machine; Ray spreads the same work over a cluster (docs/distributed.md).
-Two entry points, called by the trainers:
+The process pools stay the default on one machine; Ray spreads the same work over a cluster (docs/distributed.md).
+This module holds what every use shares: :func:`connect`, :class:`Actors` (replaced when lost) and :func:`run_jobs`,
+and the games of the arena and of tournaments: :func:`run_tasks` plays game tasks
+(:mod:`training.competition.tasks`: each has a ``play()`` method) on ``workers`` actors, each building its agents
+once, as the pool's worker processes do; results come back in task order and are identical to a local run's for the
+same seed. AlphaZero self-play on Ray builds on it (:mod:`training.ray_selfplay`).
 
-* :class:`RaySelfPlayPool` has the interface of :class:`training.alphazero.SelfPlayPool` (``start(net)``,
-  ``collect()``, ``close()``), so a run on Ray keeps the same metrics, checkpoints and gating. Each of the
-  ``workers`` actors holds a network and its ``games_per_worker`` games; every generation it receives the new
-  weights (one copy in Ray's object store, shared by all actors) and plays ``moves_per_generation`` moves.
-* :func:`run_tasks` plays arena games (:class:`training.arena.GameTask`) on ``workers`` actors, each building its
-  agents once, as the arena's worker processes do; results come back in task order and are identical to a local
-  run's for the same seed.
+A lost actor (its process killed, its node gone) is replaced by a new one and its job is run again: a game is
+replayed whole. The run goes on; ``replaced`` counts the actors lost.
 
-A lost actor (its process killed, its node gone) is replaced by a new one and its job is run again: an arena game is
-replayed whole; a self-play worker restarts its games from new openings seeded by the generation (as a resumed run
-does: games in flight are not part of a checkpoint) and plays the generation again with the same weights. The run
-goes on; ``replaced`` counts the actors lost.
-
-This module imports Ray (``pip install "awale_env[rllib]"``); the trainers import it only for ``--backend ray``.
+This module imports Ray (``pip install "awale_env[rllib]"``); callers import it only for ``--backend ray``.
 """
 
 from __future__ import annotations
@@ -26,13 +20,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import torch
-
-from agents.alphazero.network import build_network
-from agents.alphazero.selfplay import Samples
 from agents.extras import needs_extra
-from training import arena
-from training.alphazero import AlphaZeroConfig, load_weights, play_generation, self_play_games, weights_bytes
 
 with needs_extra("--backend ray"):  # without the extra: one line saying what to install
     import ray
@@ -54,27 +42,12 @@ def connect(address: str | None) -> bool:
 
 
 @ray.remote(num_cpus=1)
-class SelfPlayActor:
-    """One self-play worker: a network and the games of worker ``worker``, started at ``start_generation``."""
+class TaskActor:
+    """Plays game tasks (anything with a ``play()`` method: an arena game, a tournament game between programs); a
+    task's agents are built on first use and kept in the actor, as in the pool's worker processes."""
 
-    def __init__(self, config: dict[str, Any], worker: int, start_generation: int) -> None:
-        torch.set_num_threads(1)
-        self.config = AlphaZeroConfig(**{**config, "references": tuple(config["references"])})
-        self.net = build_network(self.config.network_config())
-        self.games = self_play_games(self.config, worker, start_generation)
-
-    def play(self, weights: bytes) -> tuple[Samples, dict[str, float]]:
-        """Load the generation's weights and play its moves; the finished games' samples and the stats."""
-        load_weights(self.net, weights)
-        return play_generation(self.games, self.net, self.config.moves_per_generation)
-
-
-@ray.remote(num_cpus=1)
-class ArenaActor:
-    """Plays arena tasks; its agents are built on first use and kept (:func:`training.arena.run_task`)."""
-
-    def play(self, task: arena.GameTask) -> arena.GameResult:
-        return arena.run_task(task)
+    def play(self, task: Any) -> Any:
+        return task.play()
 
 
 class Actors:
@@ -134,62 +107,18 @@ def run_jobs(
     return results
 
 
-class RaySelfPlayPool:
-    """AlphaZero self-play on ``config.workers`` Ray actors (see the module docstring); the interface of
-    :class:`training.alphazero.SelfPlayPool`. Joins ``config.address`` (or starts Ray here)."""
-
-    def __init__(self, config: AlphaZeroConfig, start_generation: int) -> None:
-        self.config = config
-        self.generation = start_generation
-        self.owns_ray = connect(config.address)
-        settings = config.to_dict()
-        self.actors = Actors(lambda w: SelfPlayActor.remote(settings, w, self.generation), config.workers)
-        self.weights: ray.ObjectRef | None = None
-
-    @property
-    def replaced(self) -> int:
-        """Actors lost and replaced so far."""
-        return self.actors.replaced
-
-    def start(self, net: torch.nn.Module) -> None:
-        """Start a generation of self-play with ``net``'s current weights."""
-        self.weights = ray.put(weights_bytes(net))
-        self.calls = {w: handle.play.remote(self.weights) for w, handle in enumerate(self.actors.handles)}
-
-    def collect(self) -> tuple[Samples, dict[str, float]]:
-        """Wait for the generation; samples in worker order and summed stats, as the process pool gives them."""
-        calls = self.calls
-
-        def call(handle: Any, worker: int) -> ray.ObjectRef:
-            first = calls.pop(worker, None)  # the call started by start(); a replacement actor gets a new one
-            return first if first is not None else handle.play.remote(self.weights)
-
-        parts = run_jobs(self.actors, call, range(len(self.actors)), pinned=True)
-        self.generation += 1
-        total = {key: sum(stats[key] for _, stats in parts) for key in parts[0][1]}
-        total["seconds"] = max(stats["seconds"] for _, stats in parts)
-        return Samples.concatenate([samples for samples, _ in parts], self.config.game), total
-
-    def close(self, wait: bool = True) -> None:
-        """End the actors (and Ray, if this pool started it); ``wait`` is the process pool's and means nothing
-        here: an actor's generation is of no use once the run stops."""
-        self.actors.kill()
-        if self.owns_ray:
-            ray.shutdown()
-
-
 def run_tasks(
-    tasks: list[arena.GameTask],
+    tasks: Sequence[Any],
     workers: int,
     address: str | None,
-    done: Callable[[arena.GameResult], None] | None = None,
-) -> list[arena.GameResult]:
-    """Play arena tasks on ``workers`` Ray actors (at ``address``, or a Ray started here); results in task order, and
-    ``done(result)`` as each game ends."""
+    done: Callable[[Any], None] | None = None,
+) -> list[Any]:
+    """Play game tasks (``task.play()``: :mod:`training.competition.tasks`) on ``workers`` Ray actors (at
+    ``address``, or a Ray started here); results in task order, and ``done(result)`` as each game ends."""
     if workers < 1:
-        raise ValueError(f"the arena on Ray plays on --workers actors: give at least 1, got {workers}")
+        raise ValueError(f"games on Ray are played on --workers actors: give at least 1, got {workers}")
     owns_ray = connect(address)
-    actors = Actors(lambda _: ArenaActor.remote(), min(workers, len(tasks)) or 1)
+    actors = Actors(lambda _: TaskActor.remote(), min(workers, len(tasks)) or 1)
     try:
         return run_jobs(actors, lambda handle, task: handle.play.remote(task), tasks, pinned=False, done=done)
     finally:

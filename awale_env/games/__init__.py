@@ -42,6 +42,7 @@ def register(game: Game, default: bool = False) -> Game:
     else:
         GAMES[game.name] = game
     _BY_STATE_TYPE[game.state_type] = game
+    game.state_type.game = game
     return game
 
 

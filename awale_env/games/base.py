@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from awale_env.errors import IllegalMoveError
+from awale_env.games.validation import NO_LIMIT, check_seed, digit_index
 
 if TYPE_CHECKING:
     from gymnasium import spaces
@@ -33,8 +34,6 @@ if TYPE_CHECKING:
 COMMON_OPTIONS = ("max_plies", "seed")
 #: ``max_plies=GAME_DEFAULT`` (every environment's default) asks for the game's own ply limit; None means no limit.
 GAME_DEFAULT = "default"
-#: A State's ``max_plies`` as the compiled kernels of every game take it when there is no limit.
-NO_LIMIT = 0
 
 
 @dataclass(frozen=True)
@@ -118,8 +117,6 @@ class Game(ABC):
         """The starting position. ``max_plies`` defaults to :attr:`default_max_plies` (None: no limit), ``seed``
         draws whatever the rules leave to chance (Oware's ``"texts"`` first player); the game's rule flags
         (:attr:`rule_options`) pass through to its ``State.initial``."""
-        from awale_env.games.validation import check_seed  # here: that module builds on this one
-
         self.check_options(options)
         options.setdefault("max_plies", self.default_max_plies)
         options["seed"] = check_seed(options.get("seed"))
@@ -143,7 +140,6 @@ class Game(ABC):
 
     def parse_move(self, text: str) -> int:
         """The action of a move written as :meth:`format_move` writes it (IllegalMoveError for anything else)."""
-        from awale_env.games.validation import digit_index  # here: that module builds on this one
 
         action = digit_index(text, self.num_actions)
         if action is not None:
@@ -175,15 +171,12 @@ class Game(ABC):
             raise NotImplementedError(f"the game {self.name!r} has no compiled search kernels (no search module)")
         return module.SEARCH
 
-    def batched(self, n: int, max_plies: int | None, reward_mode: int, options: dict[str, Any]) -> BatchedGames:
+    def batched(self, n: int, max_plies: int | None, reward_mode: int, options: dict[str, Any]) -> BatchedGames | None:
         """``n`` games in arrays for the vector env (the game's rule flags in ``options``), not started yet: the
-        game's compiled batch, or the pure-Python one built on its State."""
+        game's compiled batch, or None for a game without one (:func:`awale_env.batched.batched_games` then keeps
+        them in Python, on the game's State)."""
         module = self._part("batch")
-        if module is None:
-            from awale_env.batched import StateBatchedGames  # here: the batched games build on the registry
-
-            return StateBatchedGames(self, n, max_plies, reward_mode, options)
-        return module.BATCHED(self, n, max_plies, reward_mode, options)
+        return None if module is None else module.BATCHED(self, n, max_plies, reward_mode, options)
 
     def page(self) -> dict[str, Any]:
         """How the web page draws the game (a JSON-able dict); NotImplementedError for a game without one."""
@@ -222,6 +215,8 @@ class BoardState:
     #: The game's number of actions and the names of its status codes (class attributes of each game's State).
     num_actions: ClassVar[int]
     end_reasons: ClassVar[tuple[str | None, ...]]
+    #: The registered Game this State plays (set by :func:`awale_env.games.register`).
+    game: ClassVar[Game]
 
     _status: int
     _legal: int
@@ -318,9 +313,8 @@ class BoardState:
     def _repr_png_(self) -> bytes:
         """The board as a PNG image (the game's ``render_rgb``), so a notebook shows the position."""
         from awale_env.drawing import png_bytes  # here: pictures (Pillow) are drawn on demand only
-        from awale_env.games import game_of  # here: the registry imports the games, which import this module
 
-        return png_bytes(game_of(self).render_rgb(self))
+        return png_bytes(self.game.render_rgb(self))
 
 
 def __getattr__(name: str) -> Any:

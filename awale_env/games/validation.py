@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from numbers import Integral
 from typing import Any
 
-from awale_env.games.base import NO_LIMIT
-
+#: A State's ``max_plies`` as the compiled kernels of every game take it when there is no limit.
+NO_LIMIT = 0
 #: The largest ply and ply limit a State takes: far beyond any game, well inside the kernels' int64 counters.
 MAX_PLY = 2**62
 

@@ -3,6 +3,8 @@ a lost actor replaced with its work done again."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -14,7 +16,10 @@ import torch
 from agents.alphazero.network import build_network
 from training import arena
 from training.alphazero import AlphaZeroConfig, SelfPlayPool
-from training.ray_backend import Actors, ArenaActor, RaySelfPlayPool, run_jobs
+from training.competition.store import open_store
+from training.competition.tournament import TournamentSettings, load_players, run_tournament
+from training.ray_backend import Actors, TaskActor, run_jobs
+from training.ray_selfplay import RaySelfPlayPool
 
 #: Games that end at the ply limit within one generation, so that every generation yields samples.
 TINY = dict(
@@ -63,9 +68,30 @@ def test_arena_match_on_ray_is_the_local_match(local_ray):
 
 def test_arena_game_of_a_lost_actor_is_played_again(local_ray):
     tasks = arena.make_tasks(["random", "greedy"], 4, seed=2, opening_plies=2, max_plies=None)
-    actors = Actors(lambda _: ArenaActor.remote(), 2)
+    actors = Actors(lambda _: TaskActor.remote(), 2)
     ray.kill(actors.handles[0])
     results = run_jobs(actors, lambda handle, task: handle.play.remote(task), tasks, pinned=False)
     actors.kill()
     assert actors.replaced == 1
     assert results == [arena.run_task(task) for task in tasks]
+
+
+def test_tournament_on_ray_plays_programs_and_agents_into_the_store(local_ray, tmp_path):
+    """``awale tournament --backend ray``: tournament games (a course program through ``awale bot``, two agents) on
+    Ray actors, each recorded in the store as it ends; the agents' games are those of a local run."""
+    players = tmp_path / "players.toml"
+    bot = f"{sys.executable} -m awale_apps bot --game awale16 --agent greedy --seed 1"
+    players.write_text(
+        f'[[player]]\nname = "bot"\ncommand = "{bot}"\n\n[[player]]\nname = "random"\nagent = "random"\n\n'
+        '[[player]]\nname = "greedy"\nagent = "greedy"\n'
+    )
+    settings = TournamentSettings("awale16", games_per_pair=2, seconds=30, startup=120)
+    results = {}
+    for backend in ("process", "ray"):
+        with open_store(tmp_path / f"{backend}.db", write=True) as store:
+            run_tournament(store, load_players(players, "awale16"), settings, workers=2, backend=backend,
+                           progress=False)  # fmt: skip
+            results[backend] = [(g.players, g.winner, g.scores, g.plies) for g in store.games()]
+    assert len(results["ray"]) == 6
+    agents_only = [i for i, game in enumerate(results["process"]) if "bot" not in game[0]]
+    assert [results["ray"][i] for i in agents_only] == [results["process"][i] for i in agents_only]

@@ -1,0 +1,303 @@
+"""``awale tournament``: a class tournament of course programs, every move checked, every game in an SQLite store;
+standings from the store alone; kill -9 then the same command plays only the missing games; a second writer, a
+corrupt or a foreign file: one line."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from awale_env.errors import IllegalMoveError
+from awale_env.games import get_game
+from training.competition.store import StoreBusy, StoreError, open_store
+
+AWALE = str(Path(sys.executable).with_name("awale"))
+GAME = "awale16_2025"
+#: Generous start-up: programs start together on a loaded machine; 2 s per move, which the sleeper overshoots.
+TIMES = ["--time", "2", "--startup", "60"]
+TIMEOUT = 900
+
+#: A stand-in student program: plays the first legal move (tracking the game with the toolkit's engine), and breaks
+#: as its first argument says: ``illegal`` plays a move of the opponent's side at its first move from ply 10 on,
+#: ``sleep`` sleeps 30 s at its third move, ``hog`` asks for 8 GiB at its second, ``first`` never breaks. Its seat
+#: is its last argument.
+STUDENT = textwrap.dedent(
+    """\
+    import sys, time
+    from awale_env.games import get_game
+    mode, seat = sys.argv[1], sys.argv[-1]
+    game = get_game(sys.argv[2])
+    state = game.initial(max_plies=None)
+    mine = 0
+    print("student", mode, seat, file=sys.stderr, flush=True)
+    for line in sys.stdin:
+        line = line.strip()
+        if line == "END":
+            break
+        if line != "START":
+            state = state.play(state.to_action(game.parse_move(line)))
+        legal = state.legal_actions()
+        move = legal[0]
+        mine += 1
+        if mode == "illegal" and state.ply + 1 >= 10:
+            move = next(a for a in range(game.num_actions) if a not in legal)
+        if mode == "sleep" and mine == 3:
+            time.sleep(30)
+        if mode == "hog" and mine == 2:
+            hoard = bytearray(8 * 2**30)
+        print(game.format_move(move), flush=True)
+        state = state.play(move) if move in legal else state
+    """
+)
+
+
+def awale(*args: str, timeout: float = TIMEOUT) -> subprocess.CompletedProcess:
+    return subprocess.run([AWALE, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def student(tmp_path: Path, mode: str) -> str:
+    script = tmp_path / "student.py"
+    script.write_text(STUDENT)
+    return f"{sys.executable} {script} {mode} {GAME}"
+
+
+def players_file(tmp_path: Path, players: dict[str, tuple[str, str]]) -> Path:
+    path = tmp_path / "players.toml"
+    path.write_text("".join(f'[[player]]\nname = "{name}"\n{kind} = {json.dumps(spec)}\n\n'
+                            for name, (kind, spec) in players.items()))  # fmt: skip
+    return path
+
+
+def stand_in_processes(marker: str) -> list[psutil.Process]:
+    """Processes whose command line holds ``marker`` (the test's own folder)."""
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        try:
+            if any(marker in word for word in process.info["cmdline"] or []):
+                found.append(process)
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            pass
+    return found
+
+
+@pytest.fixture(scope="module")
+def class_tournament(tmp_path_factory):
+    """Four programs: two toolkit agents through ``awale bot``, one illegal at ply 10, one sleeping past the time
+    limit; 2 games per pair on 2 workers."""
+    tmp_path = tmp_path_factory.mktemp("class")
+    bot = f"{AWALE} bot --game {GAME} --agent"
+    players = players_file(tmp_path, {
+        "greedy-bot": ("command", f"{bot} greedy"),
+        "alphabeta-bot": ("command", f"{bot} alphabeta:depth=2"),
+        "illegal-at-10": ("command", student(tmp_path, "illegal")),
+        "sleeper": ("command", student(tmp_path, "sleep")),
+    })  # fmt: skip
+    db = tmp_path / "t.db"
+    run = awale("tournament", str(players), "--game", GAME, "--db", str(db), "--workers", "2", "--no-progress", *TIMES)
+    return run, db, tmp_path
+
+
+def test_a_class_tournament_gives_the_expected_standings_and_faults(class_tournament):
+    run, db, _ = class_tournament
+    assert run.returncode == 0, run.stderr
+    with open_store(db) as store:
+        event = store.latest_event("tournament")
+        games = store.games(event.id)
+        rows = {row.player: row for row in store.standings(event.id)}
+        assert len(games) == 12 and sorted(g.task for g in games) == list(range(12))
+        assert rows["sleeper"].faults == {"timeout": 6} and rows["sleeper"].points == 0
+        assert rows["illegal-at-10"].faults == {"illegal": 4}  # it beat the sleeper twice, which times out first
+        assert (rows["illegal-at-10"].wins, rows["illegal-at-10"].losses) == (2, 4)
+        for bot in ("greedy-bot", "alphabeta-bot"):
+            assert rows[bot].faults == {} and rows[bot].wins >= 4 and rows[bot].games == 6
+        assert rows["greedy-bot"].points + rows["alphabeta-bot"].points == 10
+        assert [row.player for row in store.standings(event.id)][2:] == ["illegal-at-10", "sleeper"]
+        rules = get_game(GAME)
+        for stored in games:
+            game = store.game(stored.id)
+            state = rules.initial()
+            for move in game.moves:  # every stored move replays legally, each with its time
+                assert move.seconds is not None and 0 <= move.seconds < 62
+                state = state.play(state.to_action(rules.parse_move(move.move)))
+            if game.fault is None:
+                assert state.is_terminal and game.end_reason == state.end_reason
+                continue
+            assert game.fault.ply == len(game.moves) + 1
+            assert json.loads(game.fault.position) == json.loads(json.dumps(state.to_dict()))
+            if game.fault.player == "illegal-at-10":
+                assert game.fault.kind == "illegal" and game.fault.ply in (10, 11) and game.fault.answer
+                with pytest.raises(IllegalMoveError):
+                    state.to_action(rules.parse_move(game.fault.answer.strip("'")))
+            else:
+                assert (game.fault.player, game.fault.kind) == ("sleeper", "timeout")
+                assert game.fault.ply in (5, 6) and "no answer within 2 s" in game.fault.detail
+
+
+def test_standings_print_as_a_table_csv_and_json_and_sql_gives_them_from_the_file_alone(class_tournament):
+    _, db, _ = class_tournament
+    table = awale("tournament", "standings", str(db))
+    assert table.returncode == 0, table.stderr
+    assert "6 timeout" in table.stdout and "4 illegal" in table.stdout and "95% CI" in table.stdout
+    as_json = json.loads(awale("tournament", "standings", str(db), "--json").stdout)
+    assert [row["player"] for row in as_json][2:] == ["illegal-at-10", "sleeper"]
+    assert as_json[-1]["faults_timeout"] == 6 and as_json[-1]["elo_low"] < as_json[-1]["elo"] < as_json[-1]["elo_high"]
+    csv_lines = awale("tournament", "standings", str(db), "--csv").stdout.splitlines()
+    assert csv_lines[0].startswith("rank,player,points,wins,draws,losses") and len(csv_lines) == 5
+    # The documented query (docs/tournament.md) on the file alone, with Python's sqlite3 and nothing of ours.
+    query = (Path(__file__).parents[1] / "docs" / "tournament.md").read_text().split("```sql\n")[1].split("```")[0]
+    rows = sqlite3.connect(db).execute(query).fetchall()
+    by_player = {row[0]: row for row in rows}
+    assert by_player["sleeper"][1:] == (0.0, 0, 0, 6, 6)
+    assert by_player["illegal-at-10"][1:] == (2.0, 2, 0, 4, 4)
+
+
+def test_every_program_has_a_log_and_none_is_left_running(class_tournament):
+    _, db, tmp_path = class_tournament
+    logs = sorted((db.parent / (db.name + "-logs")).iterdir())
+    assert len(logs) == 24  # two programs per game
+    assert "student sleep" in logs[-1].read_text() or any("student sleep" in p.read_text() for p in logs)
+    assert not stand_in_processes(str(tmp_path))
+
+
+def test_kill_9_then_the_same_command_plays_only_the_missing_games(tmp_path):
+    """The tournament is killed (SIGKILL) once some games are in the store; its programs die with it; the same
+    command again plays the rest, and no game is played twice."""
+    players = players_file(tmp_path, {
+        "first-a": ("command", student(tmp_path, "first")),
+        "first-b": ("command", student(tmp_path, "first") + " "),
+        "random": ("agent", "random"),
+        "greedy": ("agent", "greedy"),
+    })  # fmt: skip
+    db = tmp_path / "t.db"
+    command = [AWALE, "tournament", str(players), "--game", GAME, "--db", str(db), "--games-per-pair", "4",
+               "--no-progress", *TIMES]  # fmt: skip
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + TIMEOUT
+    try:
+        while True:
+            assert run.poll() is None and time.monotonic() < deadline, run.stderr.read() if run.poll() else "slow"
+            if db.exists():
+                try:
+                    with open_store(db) as store:
+                        if len(store.games()) >= 3:
+                            break
+                except StoreError:
+                    pass
+            time.sleep(0.2)
+        run.send_signal(signal.SIGKILL)
+        run.wait()
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    for _ in range(100):  # the guards saw the tournament's end of their pipes close
+        if not stand_in_processes(str(tmp_path)):
+            break
+        time.sleep(0.1)
+    assert not stand_in_processes(str(tmp_path))
+    with open_store(db) as store:
+        before = {g.task: g for g in store.games()}
+    again = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
+    assert again.returncode == 0, again.stderr
+    assert f"24 games, {len(before)} in {db} already, {24 - len(before)} to play" in again.stdout
+    with open_store(db) as store:
+        after = store.games()
+        assert sorted(g.task for g in after) == list(range(24))
+        assert all(before[g.task] == g for g in after if g.task in before)
+        assert sum(row.games for row in store.standings(store.latest_event().id)) == 48
+    third = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
+    assert "24 games, 24 in" in third.stdout and "0 to play" in third.stdout
+
+
+def test_a_second_writer_a_corrupt_or_a_foreign_file_and_bad_players_are_one_line(tmp_path):
+    players = players_file(tmp_path, {"a": ("agent", "random"), "b": ("agent", "greedy")})
+    db = tmp_path / "t.db"
+    with open_store(db, write=True):
+        busy = awale("tournament", str(players), "--game", GAME, "--db", str(db), "--no-progress")
+        with pytest.raises(StoreBusy):
+            open_store(db, write=True)
+    assert busy.returncode == 1 and busy.stderr.count("\n") == 1 and "being written by another process" in busy.stderr
+    corrupt = tmp_path / "corrupt.db"
+    corrupt.write_bytes(b"SQLite format 3\x00" + os.urandom(3000))
+    foreign = tmp_path / "foreign.db"
+    sqlite3.connect(foreign).execute("CREATE TABLE notes (text TEXT)").connection.commit()
+    for path, message in [(corrupt, "is not a results store"), (foreign, "another program")]:
+        for args in (["standings", str(path)], [str(players), "--game", GAME, "--db", str(path), "--no-progress"]):
+            result = awale("tournament", *args)
+            assert result.returncode == 1 and message in result.stderr, result.stderr
+            assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    bad = {
+        '[[player]]\nname = "a"\nagent = "random"\n': "at least 2 [[player]] tables",
+        '[[player]]\nname = "a"\nagent = "random"\n[[player]]\nname = "b"\n': "player 2 ('b'): give exactly one",
+        '[[player]]\nname = "a"\nagent = "random"\n[[player]]\nname = "b"\ncommand = "no-such-program-x"\n': (
+            "player 2 ('b'): field 'command': cannot run 'no-such-program-x'"
+        ),
+        '[[player]]\nname = "a"\nagent = "random"\n[[player]]\nname = "b"\nagent = "nosuch"\n': (
+            "player 2 ('b'): field 'agent'"
+        ),
+        "[[player]\n": "is not TOML",
+    }
+    for text, message in bad.items():
+        players.write_text(text)
+        result = awale("tournament", str(players), "--game", GAME, "--db", str(tmp_path / "new.db"))
+        assert result.returncode == 2 and message in result.stderr, result.stderr
+        assert result.stderr.count("\n") == 1
+    with pytest.raises(StoreError, match="no such results store"):
+        open_store(tmp_path / "missing.db")
+    if importlib.util.find_spec("ray") is None:  # Ray is an optional extra: without it, one line
+        players.write_text('[[player]]\nname = "a"\nagent = "random"\n[[player]]\nname = "b"\nagent = "greedy"\n')
+        result = awale("tournament", str(players), "--game", GAME, "--db", str(tmp_path / "ray.db"), "--backend", "ray")
+        assert (
+            result.returncode == 1
+            and result.stderr.strip() == 'error: --backend ray needs Ray: pip install "awale_env[rllib]"'
+        )
+
+
+def test_the_arena_and_the_referee_write_the_same_store(tmp_path):
+    """One file for every result: an arena round robin (``round_robin(db=...)``) and a referee match (``awale referee
+    --db``) land in one store, each as an event of its own, readable by the same API."""
+    from training.arena import round_robin
+
+    db = tmp_path / "all.db"
+    arena = round_robin(["random", "greedy"], games_per_pair=2, seed=1, progress=False, db=db, game=GAME)
+    first, illegal = student(tmp_path, "first"), student(tmp_path, "illegal")
+    run = awale("referee", first, illegal, "--game", GAME, "--games", "2", *TIMES, "--db", str(db))
+    assert run.returncode == 0, run.stderr
+    with open_store(db) as store:
+        kinds = [(event.kind, len(store.games(event.id))) for event in store.events()]
+        assert kinds == [("arena", 2), ("referee", 2)]
+        arena_event, referee_event = store.events()
+        assert [(g.players, g.winner) for g in store.games(arena_event.id)] == [
+            (g.specs, g.winner) for g in arena.games
+        ]
+        rows = {row.player: row for row in store.standings(referee_event.id)}
+        assert rows["program 2"].faults == {"illegal": 2} and rows["program 1"].points == 2
+        assert all(g.start_seed is not None for g in store.games(arena_event.id))  # a replay's starting position
+        assert all(g.start_seed is None for g in store.games(referee_event.id))  # the game's fixed start
+        game = store.game(store.games(referee_event.id)[0].id)
+        assert game.fault.kind == "illegal" and len(game.moves) == game.fault.ply - 1
+        assert all(move.seconds is not None for move in game.moves)
+
+
+def test_a_program_beyond_its_memory_limit_loses_by_a_crash_and_the_tournament_goes_on(tmp_path):
+    players = players_file(tmp_path, {"hog": ("command", student(tmp_path, "hog")), "greedy": ("agent", "greedy")})
+    db = tmp_path / "t.db"
+    run = awale("tournament", str(players), "--game", GAME, "--db", str(db), "--memory", "2048", "--no-progress",
+                *TIMES)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    with open_store(db) as store:
+        games = [store.game(g.id) for g in store.games()]
+        assert [(g.fault.player, g.fault.kind) for g in games] == [("hog", "crash")] * 2
+        assert all("MemoryError" in g.fault.detail and "exit code 1" in g.fault.detail for g in games)
+        assert [g.fault.ply for g in games] in ([3, 4], [4, 3])  # its second move

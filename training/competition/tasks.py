@@ -1,0 +1,217 @@
+"""Games as tasks: every game of a competition is computed up front from its seed (who sits where, the opening, each
+seat's agent seed, the game and its rule flags) and played by ``task.play()``, in a worker process, a Ray actor or this
+process alike, so results do not depend on where or in what order games are played. Agents are built from their
+spec strings inside the process that plays (once per process, ``reset(seed)`` before each game).
+
+Each pair of agents plays mirrored pairs of games: the same random opening (a few uniformly random plies, through
+the State API of the game), once with each agent in each seat, so deterministic agents do not replay one game;
+whatever a game leaves to chance at the start (Oware's first player under the ``"texts"`` rules) is drawn once per
+mirrored pair as well.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from agents.base import game_refusal, reset_agent, weights_digest
+from agents.registry import make
+from awale_env.games import DEFAULT_GAME, get_game
+
+#: ``max_plies`` value meaning the game's own default ply limit (``Game.default_max_plies``).
+GAME_DEFAULT = "default"
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """One game to play: the spec in each seat, the opening plies, each seat's agent seed, and the game: its name,
+    rule flags as ``(name, value)`` pairs and the seed of its starting position."""
+
+    index: int
+    specs: tuple[str, str]
+    opening: tuple[int, ...]
+    agent_seeds: tuple[int, int]
+    max_plies: int | None
+    game: str = DEFAULT_GAME
+    options: tuple[tuple[str, Any], ...] = ()
+    start_seed: int | None = None
+
+    def initial(self) -> Any:
+        """The starting position of this game (before the opening)."""
+        return start_position(self.game, self.options, self.max_plies, self.start_seed)
+
+    def play(self) -> GameResult:
+        """Play this game (in a worker process, a Ray actor or this process): :func:`run_task`."""
+        return run_task(self)
+
+    @property
+    def label(self) -> str:
+        """The game as an error message names it."""
+        return f"game {self.index} ({self.specs[0]} against {self.specs[1]})"
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """The outcome of a task: the winning seat (None for a draw), final stores, plies and why the game ended."""
+
+    index: int
+    specs: tuple[str, str]
+    opening: tuple[int, ...]
+    winner: int | None
+    stores: tuple[int, int]
+    plies: int
+    end_reason: str
+
+    def score(self, seat: int) -> float:
+        """1, 0.5 or 0 for the agent in ``seat``."""
+        return 0.5 if self.winner is None else float(self.winner == seat)
+
+
+_AGENTS: dict[str, Any] = {}  # agents built in this process, by spec
+
+
+def built_agent(spec: str) -> Any:
+    """The agent of ``spec``, built once per process (reset it before each game)."""
+    if spec not in _AGENTS:
+        _AGENTS[spec] = make(spec)
+    return _AGENTS[spec]
+
+
+def play_game(agents: tuple[Any, Any], state: Any) -> Any:
+    """Let two agents (by seat) play from ``state`` to the end; return the final State. An illegal move raises."""
+    while not state.is_terminal:
+        action = agents[state.to_move].act(state)
+        if not state.is_legal(action):
+            name = getattr(agents[state.to_move], "name", type(agents[state.to_move]).__name__)
+            raise RuntimeError(f"agent {name} played illegal action {action!r} in\n{state}")
+        state = state.play(action)
+    return state
+
+
+def run_task(task: GameTask) -> GameResult:
+    """Play one task (in a worker process or in this one)."""
+    agents = (built_agent(task.specs[0]), built_agent(task.specs[1]))
+    for agent, seed in zip(agents, task.agent_seeds):
+        reset_agent(agent, seed)
+    state = task.initial()
+    for action in task.opening:
+        state = state.play(action)
+    final = play_game(agents, state)
+    return GameResult(
+        task.index, task.specs, task.opening, final.winner, final.stores, final.ply, final.end_reason or ""
+    )
+
+
+def start_position(game: str, options: tuple[tuple[str, Any], ...], max_plies: int | None, seed: int | None) -> Any:
+    """The starting position of ``game`` with its rule flags ``options``; ``seed`` draws what the rules leave to
+    chance."""
+    return get_game(game).initial(max_plies=max_plies, seed=seed, **dict(options))
+
+
+def random_opening(
+    plies: int, rng: np.random.Generator, max_plies: int | None, start: Any | None = None
+) -> tuple[int, ...]:
+    """``plies`` uniformly random legal moves from ``start`` (default: the default game's initial position),
+    fewer if the game ends first."""
+    state, moves = (start if start is not None else start_position(DEFAULT_GAME, (), max_plies, None)), []
+    for _ in range(plies):
+        if state.is_terminal:
+            break
+        legal = state.legal_actions()
+        moves.append(legal[int(rng.integers(len(legal)))])
+        state = state.play(moves[-1])
+    return tuple(moves)
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One game of a round robin's schedule: the players' positions in its list by seat, the opening, each seat's
+    agent seed and the seed of the starting position."""
+
+    seats: tuple[int, int]
+    opening: tuple[int, ...]
+    agent_seeds: tuple[int, int]
+    start_seed: int
+
+
+def schedule(
+    players: int,
+    games_per_pair: int,
+    seed: int,
+    opening_plies: int,
+    max_plies: int | None,
+    game: str = DEFAULT_GAME,
+    options: tuple[tuple[str, Any], ...] = (),
+) -> list[Pairing]:
+    """The games of a round robin of ``players``: for every pair, ``games_per_pair`` games in mirrored pairs sharing
+    a starting position and an opening (seats swapped), in task order."""
+    games = []
+    for i in range(players):
+        for j in range(i + 1, players):
+            for k in range(games_per_pair):
+                # One stream per (pair, mirrored game pair): the same whatever else the tournament holds; the start
+                # seed comes from a stream of its own, so the openings of a game without chance are what they always
+                # were.
+                rng = np.random.default_rng([seed, i, j, k // 2])
+                start_seed = int(np.random.default_rng([seed, i, j, k // 2, 1]).integers(2**31))
+                start = start_position(game, options, max_plies, start_seed)
+                opening = random_opening(opening_plies, rng, max_plies, start)
+                seeds = (int(s) for s in rng.integers(0, 2**31, size=2))
+                games.append(Pairing((i, j) if k % 2 == 0 else (j, i), opening, tuple(seeds), start_seed))
+    return games
+
+
+def make_tasks(
+    specs: list[str],
+    games_per_pair: int,
+    seed: int,
+    opening_plies: int,
+    max_plies: int | None,
+    game: str = DEFAULT_GAME,
+    options: tuple[tuple[str, Any], ...] = (),
+) -> list[GameTask]:
+    """The arena's games of a round robin of agents (:func:`schedule`)."""
+    return [
+        GameTask(index, (specs[p.seats[0]], specs[p.seats[1]]), p.opening, p.agent_seeds, max_plies, game, options,
+                 p.start_seed)
+        for index, p in enumerate(schedule(len(specs), games_per_pair, seed, opening_plies, max_plies, game, options))
+    ]  # fmt: skip
+
+
+def check_specs(specs: list[str], game: str) -> dict[str, str]:
+    """Fail fast, in this process, on a bad spec or an agent that cannot play ``game``; return the SHA-256 of the
+    weights file of each agent that has one (:func:`agents.base.weights_digest`), by spec."""
+    if len(specs) < 2:
+        raise ValueError(f"a tournament needs at least 2 agents, got {len(specs)}")
+    if len(set(specs)) != len(specs):
+        raise ValueError(f"each agent spec may appear once, got {specs}")
+    digests = {}
+    for spec in specs:
+        agent = make(spec)
+        refusal = game_refusal(agent, spec, game)
+        if refusal is not None:
+            raise ValueError(refusal)
+        digest = weights_digest(agent, game)
+        if digest is not None:
+            digests[spec] = digest
+    return digests
+
+
+def check_game(game: str, options: dict[str, Any], max_plies: int | str | None) -> tuple[str, int | None]:
+    """Validate a game name, its rule flags and a ply limit (:data:`GAME_DEFAULT`: the game's own); return the
+    game's name and the ply limit. ValueError names what is allowed."""
+    rules = get_game(game)
+    unknown = sorted(set(options) - set(rules.rule_options))
+    if unknown:
+        allowed = ", ".join(rules.rule_options) or "none"
+        raise ValueError(
+            f"unknown rule option(s) {', '.join(map(repr, unknown))} for {rules.name}; its options: {allowed}"
+        )
+    if isinstance(max_plies, str):
+        if max_plies != GAME_DEFAULT:
+            raise ValueError(f"max_plies must be a positive integer, None or {GAME_DEFAULT!r}, got {max_plies!r}")
+        max_plies = rules.default_max_plies
+    rules.initial(max_plies=max_plies, **options)  # the values, checked by the game's State.initial
+    return rules.name, max_plies
