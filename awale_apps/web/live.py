@@ -166,6 +166,16 @@ class GameStore:
         self._games.move_to_end(game_id)
         return game
 
+    def games(self) -> list[LiveGame]:
+        """The games, least recently used first."""
+        return list(self._games.values())
+
+    def peek(self, game_id: str) -> LiveGame:
+        """The game ``game_id`` without marking it used (a replay of it); ApiError 404 if it is not kept."""
+        if game_id not in self._games:
+            raise ApiError(404, f"unknown game id {game_id!r}: it never existed or was evicted")
+        return self._games[game_id]
+
     def remove(self, game_id: str) -> LiveGame:
         game = self.get(game_id)
         del self._games[game_id]
