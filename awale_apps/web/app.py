@@ -43,7 +43,7 @@ from awale_apps.web.server import MAX_BODY_BYTES, Server
 #: Where the files of the API's reference page (/api/docs) are served.
 DOCS_ASSETS = "/api/docs-assets"
 #: The routes that take a game record, and their larger limit on a request's body.
-RECORD_ROUTES = ("/api/replays", "/api/reviews")
+RECORD_ROUTES = ("/api/replays", "/api/reviews", "/api/positions")
 MAX_RECORD_BODY_BYTES = 64 * 1024
 
 

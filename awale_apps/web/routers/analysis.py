@@ -16,8 +16,8 @@ from awale_apps.web.board import DEFAULT_ENGINE, AnalysisBoard, check_engine, cu
 from awale_apps.web.errors import ApiError
 from awale_apps.web.replays import Replay
 from awale_apps.web.reviews import DEFAULT_REVIEW_ENGINE, REVIEW_LINE_PLIES, Review, run_review
-from awale_apps.web.routers.replays import MAX_RECORD_CHARS, uploaded_replay
-from awale_apps.web.server import MAX_SPEC_CHARS, Server, client_of, current_server
+from awale_apps.web.routers.replays import MAX_RECORD_CHARS, PositionRequest, position_replay, uploaded_replay
+from awale_apps.web.server import MAX_PLIES_ALLOWED, MAX_SPEC_CHARS, Server, client_of, current_server
 
 router = APIRouter(prefix="/api")
 ServerDependency = Annotated[Server, Depends(current_server)]
@@ -39,13 +39,16 @@ class AnalysisRequest(BaseModel):
 
 
 class ReviewRequest(BaseModel):
-    """Body of ``POST /api/reviews``: a game of a source (``source`` and ``key``) or a ``record``."""
+    """Body of ``POST /api/reviews``: a game of a source (``source`` and ``key``), a ``record``, or a line from a
+    position (``state`` and ``moves``, as ``POST /api/positions`` takes them)."""
 
     model_config = ConfigDict(extra="forbid")
 
     source: StrictStr | None = Field(None, max_length=64)
     key: StrictStr | None = Field(None, max_length=128)
     record: StrictStr | None = Field(None, min_length=1, max_length=MAX_RECORD_CHARS)
+    state: dict[StrictStr, Any] | None = None
+    moves: list[StrictStr | int] = Field(default_factory=list, max_length=MAX_PLIES_ALLOWED)
     engine: StrictStr = Field(DEFAULT_REVIEW_ENGINE, min_length=1, max_length=MAX_SPEC_CHARS)
 
 
@@ -63,12 +66,16 @@ async def analyse(request: AnalysisRequest, server: ServerDependency, board: Boa
 
 
 def review_replay(request: ReviewRequest, board: AnalysisBoard) -> Replay:
+    """The game a review request names; ApiError 400 unless it names exactly one."""
+    given = [request.source is not None or request.key is not None, request.record is not None,
+             request.state is not None]  # fmt: skip
+    if sum(given) != 1 or (given[0] and (request.source is None or request.key is None)):
+        raise ApiError(400, "bad review request: give one of 'source' and 'key' (a game of GET /api/sources), "
+                            "'record', or 'state' and 'moves'")  # fmt: skip
     if request.record is not None:
-        if request.source is not None or request.key is not None:
-            raise ApiError(400, "bad review request: give either 'record' or 'source' and 'key', not both")
         return uploaded_replay(request.record)
-    if request.source is None or request.key is None:
-        raise ApiError(400, "bad review request: give 'source' and 'key' (a game of GET /api/sources) or 'record'")
+    if request.state is not None:
+        return position_replay(PositionRequest(state=request.state, moves=request.moves))
     return board.library.source(request.source).load(request.key)
 
 
