@@ -81,8 +81,11 @@ async function guarded(action) {
   }
 }
 
+let sourcesByName = {}; // GET /api/sources, by name
+
 async function loadSources(selected) {
   const sources = await api("GET", "/api/sources");
+  sourcesByName = Object.fromEntries(sources.map((source) => [source.name, source]));
   const select = $("replay-source");
   select.replaceChildren();
   for (const source of sources) {
@@ -100,6 +103,7 @@ async function loadGames() {
   const select = $("replay-game");
   select.replaceChildren();
   if (!source) return;
+  await loadStandings(source);
   const rows = await api("GET", `/api/sources/${source}/games`);
   for (const row of rows) {
     const option = document.createElement("option");
@@ -107,6 +111,23 @@ async function loadGames() {
     const result = row.result === null ? "unfinished" : row.result === "draw" ? "draw" : `${row.players[row.result]} won`;
     option.textContent = `${row.title} · ${row.players.join(" vs ")} · ${row.plies} plies · ${result}`;
     select.appendChild(option);
+  }
+}
+
+async function loadStandings(source) {
+  // A source with standings (a tournament's) shows them as a table, its columns those of the rows.
+  const table = $("standings");
+  table.replaceChildren();
+  table.hidden = !(sourcesByName[source] && sourcesByName[source].standings);
+  if (table.hidden) return;
+  const rows = await api("GET", `/api/sources/${source}/standings`);
+  const columns = rows.length ? Object.keys(rows[0]) : [];
+  const head = table.createTHead().insertRow();
+  for (const column of columns) head.appendChild(document.createElement("th")).textContent = column;
+  const body = table.createTBody();
+  for (const row of rows) {
+    const line = body.insertRow();
+    for (const column of columns) line.insertCell().textContent = row[column];
   }
 }
 
