@@ -10,13 +10,12 @@ polls its progress.
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 from agents.analysis import THRESHOLDS, classify, score_for
 from awale_apps.web import analyst
-from awale_apps.web.errors import ApiError
+from awale_apps.web.live import GameStore
 from awale_apps.web.opponents import THINK_GRACE_SECONDS, Thinkers
 from awale_apps.web.replays import Replay
 from awale_env.games import game_of
@@ -126,27 +125,17 @@ class ReviewStore:
 
     def __init__(self, max_reviews: int) -> None:
         self.max_reviews = max_reviews
-        self._reviews: OrderedDict[str, Review] = OrderedDict()
+        self._reviews = GameStore(max_reviews, "review", "start one with POST /api/reviews")
 
     def add(self, review: Review) -> None:
-        self._reviews[review.id] = review
-        while len(self._reviews) > self.max_reviews:
-            self.cancel(self._reviews.popitem(last=False)[1])
+        for evicted in self._reviews.add(review):
+            self.cancel(evicted)
 
     def get(self, review_id: str) -> Review:
-        review = self._reviews.get(review_id)
-        if review is None:
-            raise ApiError(
-                404,
-                f"unknown review id {review_id!r}: it never existed or was evicted (this server keeps the "
-                f"{self.max_reviews} most recent reviews); start one with POST /api/reviews",
-            )
-        self._reviews.move_to_end(review_id)
-        return review
+        return self._reviews.get(review_id)
 
     def remove(self, review_id: str) -> Review:
-        review = self.get(review_id)
-        del self._reviews[review_id]
+        review = self._reviews.remove(review_id)
         self.cancel(review)
         return review
 
@@ -156,5 +145,5 @@ class ReviewStore:
             review.task.cancel()
 
     def cancel_all(self) -> None:
-        for review in self._reviews.values():
+        for review in self._reviews.games():
             self.cancel(review)
