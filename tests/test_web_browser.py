@@ -337,3 +337,15 @@ def test_replay_evaluate_and_review_a_recorded_game(server: str, browser: webdri
     assert browser.find_element(By.ID, "ply-label").text == f"{ply} / {total}"
     if SCREENSHOTS and game == "awale16":  # the docs' picture of a review
         browser.save_screenshot(str(Path(SCREENSHOTS) / "web_review.png"))
+
+    # A position pasted as JSON is analysed on its own; a move clicked then plays a variation from it.
+    browser.find_element(By.CSS_SELECTOR, "#position-box summary").click()
+    pasted = recorded["positions"][5]
+    browser.execute_script("document.getElementById('position-text').value = arguments[0]", json.dumps(pasted["state"]))
+    browser.find_element(By.ID, "open-position").click()
+    wait.until(lambda d: "position: position 0 of 0" in d.find_element(By.ID, "status").text and eval_score(d))
+    assert stores(browser) == (pasted["stores"][1], pasted["stores"][0]) and history(browser) == []
+    browser.find_elements(By.CSS_SELECTOR, "#rows button.move:enabled")[0].click()
+    wait.until(
+        lambda d: len(history(d)) == 1 and "(variation): position 1 of 1" in d.find_element(By.ID, "status").text
+    )

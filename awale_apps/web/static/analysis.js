@@ -163,8 +163,8 @@ function showPly(ply) {
   replayPly = Math.max(0, Math.min(ply, replay.moves.length));
   const position = replay.positions[replayPly];
   drawPosition({
-    game: replay.game, seat: 0, state: position.state, stores: position.stores, legal: position.legal_moves,
-    last: replayPly > 0 ? replay.moves[replayPly - 1] : null, names: replay.players,
+    game: replay.game, seat: 0, clickable: [0, 1], state: position.state, stores: position.stores,
+    legal: position.legal_moves, last: replayPly > 0 ? replay.moves[replayPly - 1] : null, names: replay.players,
   });
   $("game-title").textContent = `${gameConfig(replay.game).title} · ${replay.players.join(" vs ")} · replay`;
   $("status").textContent = describePly();

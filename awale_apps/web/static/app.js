@@ -10,7 +10,7 @@ const $ = (id) => document.getElementById(id);
 let game = null;
 let busy = false;
 let config = null;
-let boardKey = null; // the game and seat the board was built for
+let boardKey = null; // the game, seat and clickable sides the board was built for
 let boardCells = []; // each cell of the board drawn: {element, cell}
 
 async function api(method, path, body) {
@@ -58,9 +58,11 @@ function madeFrom(cell, player, move) {
   return cell.owner === player && cellMoves(cell).includes(move);
 }
 
-function makeCell(page, cell, seat) {
+function makeCell(page, cell, seat, clickable) {
+  // `clickable`: the players whose moves the cell offers (the seat's in a game, both on the analysis board).
   const mine = cell.owner === seat;
-  const element = document.createElement(!cell.buttons && mine ? "button" : "div");
+  const offered = clickable.includes(cell.owner);
+  const element = document.createElement(!cell.buttons && offered ? "button" : "div");
   element.className = "hole";
   element.dataset.hole = cell.label;
   element.classList.toggle("mine", mine);
@@ -75,20 +77,24 @@ function makeCell(page, cell, seat) {
   if (cell.buttons) {
     const buttons = document.createElement("div");
     buttons.className = "buttons";
-    if (mine) {
+    if (offered) {
       buttons.innerHTML = cell.buttons
         .map((b) => `<button type="button" class="move move-${b.colour}" data-move="${b.move}" ` +
           `aria-label="play ${b.move}">${b.text}</button>`)
         .join("");
     }
     element.appendChild(buttons);
-  } else if (mine) {
+  } else if (offered) {
     element.type = "button";
     element.classList.add("move", "pit-move");
     element.dataset.move = cell.move;
     element.setAttribute("aria-label", `play ${cell.move}`);
   }
   return element;
+}
+
+function keyOf(v) {
+  return `${v.game}:${v.seat}:${v.clickable || v.seat}`;
 }
 
 function buildBoard(g) {
@@ -104,7 +110,7 @@ function buildBoard(g) {
     row.className = "row";
     row.classList.toggle("side-start", index === page.gap_before_row);
     for (const cell of cells) {
-      const element = makeCell(page, cell, g.seat);
+      const element = makeCell(page, cell, g.seat, g.clickable || [g.seat]);
       boardCells.push({ element, cell });
       row.appendChild(element);
     }
@@ -112,7 +118,7 @@ function buildBoard(g) {
   });
   $("board-hint").textContent = page.hint;
   $("move-text").placeholder = page.example;
-  boardKey = `${g.game}:${g.seat}`;
+  boardKey = keyOf(g);
 }
 
 function drawDots(container, counts, colours) {
@@ -146,10 +152,10 @@ function describeTurn(g) {
     (g.state.max_plies ? ` of ${g.state.max_plies}` : "") + ".";
 }
 
-// Draw a position: `v` = {game, seat (whose view), state, stores, legal (moves that may be clicked), last (the last
-// move or null), names (the two players' names, player 0's first)}.
+// Draw a position: `v` = {game, seat (whose view), clickable (the players whose pits offer moves; default the seat),
+// state, stores, legal (moves that may be clicked), last (the last move or null), names (player 0's first)}.
 function drawPosition(v) {
-  if (boardKey !== `${v.game}:${v.seat}`) buildBoard(v);
+  if (boardKey !== keyOf(v)) buildBoard(v);
   const page = gameConfig(v.game);
   const legal = new Set(busy ? [] : v.legal);
   const last = v.last;
