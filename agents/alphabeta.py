@@ -403,7 +403,7 @@ class AlphaBetaAgent:
         self._compiled: set[str] = set()  # the games whose search this agent has run once, outside any clock
         self._node_rate = 1e6  # nodes/s, measured on every slice of a timed search
         self._seed = check_seed(seed)
-        #: Statistics of the last search: depth completed, nodes, value, seconds.
+        #: Statistics of the last search: depth completed, nodes, value (for the player to move), seconds, move.
         self.last_search: dict[str, float] = {}
         default = get_game(DEFAULT_GAME)
         self._use_game(default)
@@ -476,7 +476,7 @@ class AlphaBetaAgent:
         self._prepare(state)
         legal = state.legal_actions()
         if len(legal) == 1:
-            self.last_search = {"depth": 0, "nodes": 0, "value": 0, "seconds": 0.0}
+            self.last_search = {"depth": 0, "nodes": 0, "value": 0, "seconds": 0.0, "move": legal[0]}
             return legal[0]
         # Small random history values order otherwise equal moves, i.e. break ties, reproducibly under a seed.
         self._history //= 4
@@ -510,8 +510,42 @@ class AlphaBetaAgent:
         if best_move < 0:  # not even depth 1 finished within the budget
             best_move = state.legal_actions()[0]
         seconds = time.perf_counter() - start
-        self.last_search = {"depth": done_depth, "nodes": total_nodes, "value": best_value, "seconds": seconds}
+        self.last_search = {
+            "depth": done_depth, "nodes": total_nodes, "value": best_value, "seconds": seconds, "move": best_move,
+        }  # fmt: skip
         return best_move
+
+    def principal_variation(self, state: Any, plies: int = 12) -> list[int]:
+        """The line the last search of ``state`` expects (its principal variation), at most ``plies`` long: its best
+        move, then each position's move in the transposition table, followed while the table holds the position
+        (nodes one ply from the leaves are not stored, so a depth-d search gives at most d - 1 plies; the table is
+        always-replace, so a line can end earlier) and the move is legal. Read after the search, so the search itself
+        pays nothing for it."""
+        if state.is_terminal or plies < 1:
+            return []
+        start = kn.root_of(state)
+        horizon = start.kernels.horizon(start)
+        tt_hash, _, _, _, tt_move = self._tt
+        line: list[int] = []
+        seen: set[int] = set()
+        # The search's own best move first: a timed search's unfinished iteration may have improved on the table's.
+        move = int(self.last_search.get("move", -1))
+        while len(line) < plies and not state.is_terminal:
+            if move < 0:
+                root = kn.root_of(state)
+                plies_left = horizon - root.ply if horizon != kn.NO_LIMIT else PLIES_LEFT_CAP
+                key = position_hash(root.board, root.stores, root.player, max(plies_left, 0), *self._keys)
+                index = key & np.uint64(tt_hash.size - 1)
+                if int(key) in seen or tt_hash[index] != key:  # a cycle, or a position the table no longer holds
+                    break
+                seen.add(int(key))
+                move = int(tt_move[index])
+            if move not in state.legal_actions():
+                break
+            line.append(move)
+            state = state.play(move)
+            move = -1
+        return line
 
     def _iteration(self, root: kn.Root, env: Any, depth: int, counters: np.ndarray, deadline: float | None) -> int:
         """One iteration of iterative deepening. Under a ``deadline`` it runs in slices of about

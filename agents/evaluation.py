@@ -72,6 +72,12 @@ def make_evaluation(name: str, game: str) -> tuple:
     return WeightedFeatures(weights, np.zeros(kn.NUM_FEATURES, dtype=np.float64))
 
 
+def units_per_seed(evaluation: tuple) -> int:
+    """What one captured seed is worth under ``evaluation`` (:func:`make_evaluation`): 1 for the store difference,
+    :data:`UNITS_PER_SEED` for a weighted one."""
+    return 1 if isinstance(evaluation, StoreDifference) else UNITS_PER_SEED
+
+
 @njit(cache=True)
 def store_difference(evaluation, env, board, stores, player):
     return int(stores[player]) - int(stores[1 - player])

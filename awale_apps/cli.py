@@ -39,7 +39,7 @@ from awale_apps.web.defaults import (
     DEFAULT_MAX_QUEUE,
     DEFAULT_MAX_THINK_SECONDS,
 )
-from awale_env.errors import IllegalMoveError
+from awale_env.errors import IllegalMoveError, RecordError
 from awale_env.games import DEFAULT_GAME, GAMES, Game, get_game
 
 
@@ -579,8 +579,13 @@ def serve(
     max_memory: Annotated[
         float, typer.Option(help="megabytes of search trees and tables each worker keeps for its games' agents")
     ] = DEFAULT_MAX_MEMORY_MB,
+    records: Annotated[
+        list[Path] | None,
+        typer.Option(help="a file of game records (text or JSON lines) the analysis board replays (repeatable)"),
+    ] = None,
 ) -> None:
-    """A local web page to play against any agent, at http://HOST:PORT/ (JSON API under /api, see docs/web.md)."""
+    """A local web page to play against any agent and analyse games, at http://HOST:PORT/ (JSON API under /api, see
+    docs/web.md)."""
     from awale_apps.web import serve as run_server
 
     if max_games < 1 or workers < 1 or max_think <= 0 or not 0 < port < 65536:
@@ -591,10 +596,23 @@ def serve(
               f"{max_queue}, {max_memory}")  # fmt: skip
     for spec in preset or []:
         _build(spec)
+    for path in records or []:
+        _check_records(path)
     if host not in ("127.0.0.1", "localhost"):
         typer.echo(f"warning: listening on {host}: anyone who can reach it can start games and use this CPU", err=True)
     typer.echo(f"awale: open http://{host}:{port}/ (Ctrl+C to stop)")
-    run_server(host, port, max_games, max_think, preset or [], workers, max_queue, max_client_queue, max_memory)
+    run_server(host, port, max_games, max_think, preset or [], workers, max_queue, max_client_queue, max_memory,
+               records or [])  # fmt: skip
+
+
+def _check_records(path: Path) -> None:
+    """Exit with one line if the records file ``path`` cannot be read or holds a bad record."""
+    from awale_apps.web.replays import RecordsFile
+
+    try:
+        RecordsFile(path)
+    except RecordError as error:
+        _fail(f"--records: {error}")
 
 
 # Options that take several values after one flag (``--agents a b c``), which click cannot parse by itself.

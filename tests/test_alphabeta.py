@@ -280,3 +280,24 @@ def test_the_logistic_fit_finds_the_weights_that_made_the_outcomes():
     truth = np.array([1.0, -0.4, 2.0])
     outcomes = (rng.random(len(features)) < 1 / (1 + np.exp(-(features @ truth)))).astype(float)
     assert np.allclose(logistic_fit(features, outcomes, l2=0.0), truth, atol=0.1)
+
+
+@pytest.mark.parametrize("depth", [3, 5])
+def test_the_principal_variation_is_a_line_that_achieves_the_searched_value(depth):
+    """Each move of the line read from the table keeps the minimax value: the line is the search's best play."""
+    agent = AlphaBetaAgent(depth=depth, seed=0, eval="score")
+    lengths = []
+    for state in random_positions(10, seed=depth):
+        agent.reset()
+        move = agent.search(state)
+        value = agent.last_search["value"]
+        line = agent.principal_variation(state, plies=depth)
+        assert line[0] == move and len(line) <= depth
+        position = state
+        for k, action in enumerate(line):
+            assert (-1) ** k * -minimax(position.play(action), depth - k - 1, k + 1) == value, (repr(state), line, k)
+            position = position.play(action)
+        lengths.append(len(line))
+    # The table keeps most lines whole down to the last ply but one (nodes one ply from the leaves are not stored).
+    assert sum(lengths) >= 0.8 * (depth - 1) * len(lengths), lengths
+    assert agent.principal_variation(state, plies=0) == []

@@ -108,6 +108,23 @@ def test_uniform_search_finds_a_forced_win_in_three_plies():
     assert values[0] > 0.5
 
 
+def test_the_principal_line_follows_the_most_visited_children():
+    """The forced win above: the line starts with 7R (the most visited root move), every move of it is legal in turn,
+    and each is its node's most visited child (checked at the root against the visit counts)."""
+    red = [0, 0, 0, 0, 1, 0, 1, 1, 0, 0, 1, 0, 0, 0, 2, 1]
+    blue = [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1]
+    state = State.from_position(red, blue, (26, 28), to_move=0)
+    search = BatchedSearch(1, SearchConfig(simulations=3000))
+    counts, _ = search.run_states([state], uniform_evaluator)
+    line = search.principal_line(0, plies=6)
+    assert line[0] == int(np.argmax(counts[0])) == state.to_action("7R") and 2 <= len(line) <= 6
+    position = state
+    for action in line:
+        assert action in position.legal_actions()
+        position = position.play(action)
+    assert search.principal_line(0, plies=1) == line[:1]
+
+
 def test_batched_search_matches_one_game_searches():
     states = random_states(6, seed=1)
     seeds = [[7, g] for g in range(len(states))]

@@ -33,6 +33,9 @@ CHROMIUM_FLAGS = (
     "--window-size=1200,900",
 )
 
+#: A folder to save the docs' screenshots in (AWALE_SCREENSHOTS=docs), or None.
+SCREENSHOTS = os.environ.get("AWALE_SCREENSHOTS")
+
 if not (CHROMIUM and CHROMEDRIVER) and os.environ.get("CI", "").lower() not in ("true", "1"):
     pytest.skip(
         "Debian's chromium and chromium-driver are not installed (apt-get install chromium chromium-driver); "
@@ -52,11 +55,37 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def write_records(path: Path) -> list[dict]:
+    """A records file (JSON lines) of two short games, greedy against random: the two-colour Awale and Oware, with
+    the players' names and the seconds of each move; the games as JSON objects."""
+    from agents import make
+    from awale_env import GameRecord
+    from awale_env.games import get_game
+
+    games = []
+    for name, plies in (("awale16", 40), ("oware", 40)):
+        state = get_game(name).initial(max_plies=plies, seed=0)
+        options = {"first_player": state.to_move} if "first_player" in get_game(name).rule_options else {}
+        agents = [make("greedy", seed=1), make("random", seed=2)]
+        moves = []
+        while not state.is_terminal:
+            moves.append(int(agents[state.to_move].act(state)))
+            state = state.play(moves[-1])
+        data = json.loads(GameRecord(moves, plies, name, options).to_json())
+        data |= {"players": ["greedy", "random"], "seconds": [0.01 * (i % 5) for i in range(len(moves))]}
+        games.append(data)
+    path.write_text("".join(json.dumps(game) + "\n" for game in games))
+    return games
+
+
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    """The real server (``awale serve``, uvicorn) on a free loopback port; its base URL."""
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The real server (``awale serve``, uvicorn) on a free loopback port, replaying a records file
+    (:func:`write_records`); its base URL."""
     port = free_port()
-    command = [sys.executable, "-m", "awale_apps", "serve", "--port", str(port)]
+    records = tmp_path_factory.mktemp("records") / "games.jsonl"
+    write_records(records)
+    command = [sys.executable, "-m", "awale_apps", "serve", "--port", str(port), "--records", str(records)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -244,3 +273,79 @@ def test_the_api_reference_renders_from_the_servers_own_files(server: str, brows
     assert "/api/games" in {path.replace("\u200b", "") for path in paths}
     loaded = browser.execute_script("return performance.getEntriesByType('resource').map(entry => entry.name)")
     assert loaded and all(url.startswith(f"{server}/") for url in loaded), loaded
+
+
+def eval_score(driver: webdriver.Chrome) -> str | None:
+    """The expected score the evaluation shows (None while the engine thinks)."""
+    return driver.find_element(By.ID, "eval-text").get_attribute("data-score")
+
+
+@pytest.mark.parametrize("key, game", [("1", "awale16"), ("2", "oware")])
+def test_replay_evaluate_and_review_a_recorded_game(server: str, browser: webdriver.Chrome, key: str, game: str):
+    """The analysis board: open a game of the records file, step through it with the evaluation following, then
+    review it: the graph, the marked moves with the best move beside them."""
+    wait = WebDriverWait(browser, 300)  # the server's first game waits for its warm-up
+    browser.get(server)
+    wait.until(lambda d: idle(d) and "Your move" in d.find_element(By.ID, "status").text)
+    Select(browser.find_element(By.ID, "replay-source")).select_by_value("records")
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#replay-game option")) == 2)
+    Select(browser.find_element(By.ID, "replay-game")).select_by_value(key)
+    engine = browser.find_element(By.ID, "engine")
+    engine.clear()
+    engine.send_keys("alphabeta:depth=6")
+    browser.find_element(By.ID, "open-replay").click()
+    wait.until(lambda d: "replay" in d.find_element(By.ID, "game-title").text)
+    recorded = json.load(urllib.request.urlopen(f"{server}/api/sources/records/games/{key}"))
+    assert recorded["game"] == game
+    total = len(recorded["moves"])
+    assert f"position {total} of {total}" in browser.find_element(By.ID, "status").text
+    assert "Game over: greedy wins" in browser.find_element(By.ID, "status").text
+    assert len(history(browser)) == total
+
+    browser.find_element(By.ID, "step-first").click()
+    wait.until(lambda d: eval_score(d) is not None)
+    first = browser.find_element(By.ID, "eval-text").text
+    assert "to move" in first and "depth 6" in first
+    assert browser.find_element(By.ID, "eval-line").text.startswith("Best line: 1. ")
+    scores = [eval_score(browser)]
+    for ply in range(1, 13):  # stepping faster than the engine answers: only the last answer counts
+        browser.find_element(By.ID, "step-forward").click()
+        assert browser.find_element(By.ID, "ply-label").text == f"{ply} / {total}"
+    wait.until(lambda d: eval_score(d) is not None)
+    assert browser.find_element(By.ID, "eval-line").text.startswith("Best line: 13. ")
+    scores.append(eval_score(browser))
+    assert scores[0] != scores[1]
+    if SCREENSHOTS and game == "awale16":  # the docs' picture of the analysis board
+        browser.set_window_size(1200, 1700)
+        browser.save_screenshot(str(Path(SCREENSHOTS) / "web_analysis.png"))
+    # The board shows the position stepped to: its stores are the recorded game's after 12 plies.
+    position = recorded["positions"][12]
+    assert stores(browser) == (position["stores"][1], position["stores"][0])
+    assert "played " + recorded["moves"][11]["move"] in browser.find_element(By.ID, "status").text
+
+    browser.find_element(By.ID, "review-button").click()
+    wait.until(lambda d: d.find_element(By.ID, "review-box").get_attribute("data-status") == "done")
+    assert f"Reviewed: {total} of {total} positions" in browser.find_element(By.ID, "review-status").text
+    marks = browser.find_elements(By.CSS_SELECTOR, "#review-graph circle.graph-mark")
+    marked = browser.find_elements(By.CSS_SELECTOR, "#history li[data-class]")
+    assert browser.find_element(By.ID, "review-graph").is_displayed()
+    assert len(marks) == len(marked) > 0  # random plays badly
+    assert all(" best " in item.text for item in marked)
+    assert browser.find_element(By.CSS_SELECTOR, "#review-graph polyline").get_attribute("points").count(",") > total
+    ply = int(marks[0].get_attribute("data-ply"))
+    marks[0].click()  # a mark on the graph jumps to its move
+    assert browser.find_element(By.ID, "ply-label").text == f"{ply} / {total}"
+    if SCREENSHOTS and game == "awale16":  # the docs' picture of a review
+        browser.save_screenshot(str(Path(SCREENSHOTS) / "web_review.png"))
+
+    # A position pasted as JSON is analysed on its own; a move clicked then plays a variation from it.
+    browser.find_element(By.CSS_SELECTOR, "#position-box summary").click()
+    pasted = recorded["positions"][5]
+    browser.execute_script("document.getElementById('position-text').value = arguments[0]", json.dumps(pasted["state"]))
+    browser.find_element(By.ID, "open-position").click()
+    wait.until(lambda d: "position: position 0 of 0" in d.find_element(By.ID, "status").text and eval_score(d))
+    assert stores(browser) == (pasted["stores"][1], pasted["stores"][0]) and history(browser) == []
+    browser.find_elements(By.CSS_SELECTOR, "#rows button.move:enabled")[0].click()
+    wait.until(
+        lambda d: len(history(d)) == 1 and "(variation): position 1 of 1" in d.find_element(By.ID, "status").text
+    )

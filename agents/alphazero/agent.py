@@ -138,6 +138,13 @@ class AlphaZeroAgent:
         self.last_value = float(values[0])
         return counts[0]
 
+    def principal_variation(self, state: Any, plies: int = 12) -> list[int]:
+        """The line the last search (of ``state``, by :meth:`policy` or :meth:`act`) expects: the most visited child
+        of each node from the root, at most ``plies`` actions."""
+        if state.is_terminal:
+            return []
+        return self.search.principal_line(0, plies)
+
     def act(self, state: Any) -> int:
         counts = self.policy(state)
         if counts.sum() == 0:  # the deadline came before any child was visited: follow the prior

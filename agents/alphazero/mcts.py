@@ -404,6 +404,23 @@ class BatchedSearch:
                           root_values)  # fmt: skip
         return counts, root_values
 
+    def principal_line(self, game: int = 0, plies: int = 12) -> list[int]:
+        """The most visited line of position ``game``'s tree from the last search: from the root, each node's most
+        visited child while it has been visited, at most ``plies`` actions."""
+        line: list[int] = []
+        node = 0
+        while len(line) < plies and self.child_first[game, node] >= 0 and self.visits[game, node] > 0:
+            first = int(self.child_first[game, node])
+            children = np.arange(first, first + int(self.child_count[game, node]))
+            if len(children) == 0:
+                break
+            best = int(children[np.argmax(self.visits[game, children])])
+            if self.visits[game, best] == 0:
+                break
+            line.append(int(self.move[game, best]))
+            node = best
+        return line
+
     def run_states(
         self,
         states: Sequence[Any],

@@ -40,6 +40,7 @@ def serve(
     max_queue: int = DEFAULT_MAX_QUEUE,
     max_client_queue: int = DEFAULT_MAX_CLIENT_QUEUE,
     max_memory_mb: float = DEFAULT_MAX_MEMORY_MB,
+    records: Iterable[str] = (),
 ) -> None:
     """Run the app with uvicorn until interrupted (Ctrl-C: KeyboardInterrupt once it has shut down, the workers
     stopped); loopback only unless ``host`` says otherwise."""
@@ -51,7 +52,9 @@ def serve(
     # On loopback, answer only requests addressed to loopback names: a web page elsewhere cannot drive the server
     # through DNS rebinding. Bound to another address, the server answers any Host.
     hosts = LOOPBACK_HOSTS if host in LOOPBACK_HOSTS else None
-    app = create_app(max_games, max_think_seconds, presets, workers, hosts, max_queue, max_client_queue, max_memory_mb)
+    app = create_app(
+        max_games, max_think_seconds, presets, workers, hosts, max_queue, max_client_queue, max_memory_mb, records
+    )
     # limit_concurrency bounds the connections served at once; the rest get 503 rather than queueing without end.
     # On Ctrl-C, requests still waiting for an agent get at most one think's time to be answered; then uvicorn's
     # Server (not uvicorn.run, which swallows it) raises the signal again: KeyboardInterrupt here.

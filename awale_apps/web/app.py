@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -25,6 +26,7 @@ from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from awale_apps.web.board import AnalysisBoard
 from awale_apps.web.defaults import (
     DEFAULT_MAX_CLIENT_QUEUE,
     DEFAULT_MAX_GAMES,
@@ -34,11 +36,15 @@ from awale_apps.web.defaults import (
 )
 from awale_apps.web.errors import ApiError
 from awale_apps.web.opponents import PRESETS, Thinkers, check_spec
-from awale_apps.web.routers import config, games, static
+from awale_apps.web.replays import PageGames, RecordsFile
+from awale_apps.web.routers import analysis, config, games, replays, static
 from awale_apps.web.server import MAX_BODY_BYTES, Server
 
 #: Where the files of the API's reference page (/api/docs) are served.
 DOCS_ASSETS = "/api/docs-assets"
+#: The routes that take a game record, and their larger limit on a request's body.
+RECORD_ROUTES = ("/api/replays", "/api/reviews", "/api/positions")
+MAX_RECORD_BODY_BYTES = 64 * 1024
 
 
 def validation_message(error: RequestValidationError) -> str:
@@ -61,33 +67,36 @@ def validation_message(error: RequestValidationError) -> str:
 
 
 class BodyLimit:
-    """Refuse request bodies over ``max_bytes`` with 413, whether announced by Content-Length or streamed.
+    """Refuse request bodies over ``max_bytes`` (``larger[path]`` for the paths it names) with 413, whether
+    announced by Content-Length or streamed.
 
     The body is read here in full (it is small by then) and handed on to the app, so the app never sees an oversize
     request and the refusal cannot be mistaken for a malformed body.
     """
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, larger: dict[str, int] | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.larger = larger or {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.larger.get(scope["path"], self.max_bytes)
         length = dict(scope["headers"]).get(b"content-length", b"0")
         body, more = b"", True
-        if length.isdigit() and int(length) <= self.max_bytes:
+        if length.isdigit() and int(length) <= limit:
             while more:
                 message = await receive()
                 if message["type"] != "http.request":  # the client went away
                     return
                 body += message.get("body", b"")
                 more = message.get("more_body", False)
-                if len(body) > self.max_bytes:
+                if len(body) > limit:
                     break
-        if more or len(body) > self.max_bytes:
-            message = f"request body over the limit of {self.max_bytes} bytes"
+        if more or len(body) > limit:
+            message = f"request body over the limit of {limit} bytes"
             await JSONResponse({"error": message}, status_code=413)(scope, receive, send)
             return
         replayed = False
@@ -141,6 +150,7 @@ def create_app(
     max_queue: int = DEFAULT_MAX_QUEUE,
     max_client_queue: int = DEFAULT_MAX_CLIENT_QUEUE,
     max_memory_mb: float = DEFAULT_MAX_MEMORY_MB,
+    records: Iterable[str | Path] = (),
 ) -> FastAPI:
     """The web app: the page at ``/``, the JSON API under ``/api``.
 
@@ -148,8 +158,9 @@ def create_app(
     processes run the agents; ``allowed_hosts`` (if given) are the only Host headers answered, which stops other web
     sites from reaching a loopback server through DNS rebinding. At most ``max_queue`` requests (``max_client_queue``
     from one address) wait for an agent at once, the others are refused at once (503, 429); each worker keeps at most
-    ``max_memory_mb`` megabytes of its agents' trees and tables. Workers are spawned, so a script that calls this
-    needs the usual ``if __name__ == "__main__":`` guard.
+    ``max_memory_mb`` megabytes of its agents' trees and tables. ``records`` are files of game records the
+    analysis board replays (RecordError for one that cannot be read). Workers are spawned, so a script that calls
+    this needs the usual ``if __name__ == "__main__":`` guard.
     """
     if max_games < 1 or workers < 1 or not max_think_seconds > 0:
         raise ValueError(f"need max_games >= 1, workers >= 1, max_think_seconds > 0; got {max_games}, {workers}, "
@@ -162,6 +173,8 @@ def create_app(
     thinkers = Thinkers(workers)  # the workers start lazily
     memory = int(max_memory_mb * 2**20)
     server = Server(max_games, max_think_seconds, offered, set(offered), thinkers, max_queue, max_client_queue, memory)
+    record_sources = [RecordsFile(path, "records" if i == 0 else f"records{i + 1}") for i, path in enumerate(records)]
+    board = AnalysisBoard([PageGames(server.store), *record_sources], max_reviews=max_games)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -169,6 +182,7 @@ def create_app(
         try:
             yield
         finally:
+            board.reviews.cancel_all()
             server.thinkers.shutdown()
 
     # Swagger UI at /api/docs from the files fastapi_offline ships, not from a CDN: the page works offline and
@@ -183,7 +197,8 @@ def create_app(
         swagger_ui_parameters={"validatorUrl": None},
     )
     app.state.server = server
-    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
+    app.state.board = board
+    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES, larger=dict.fromkeys(RECORD_ROUTES, MAX_RECORD_BODY_BYTES))
     if allowed_hosts is not None:
         app.middleware("http")(host_check(set(allowed_hosts)))
     for handled, handler in [
@@ -193,7 +208,7 @@ def create_app(
         (HTTPException, http_error),
     ]:
         app.add_exception_handler(handled, handler)
-    for router in (games.router, config.router, static.router):
+    for router in (games.router, config.router, replays.router, analysis.router, static.router):
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=str(static.STATIC)), name="static")
     return app

@@ -141,13 +141,15 @@ class LiveGame:
 
 
 class GameStore:
-    """The live games, least recently used first; adding one beyond ``max_games`` evicts the longest idle."""
+    """The live games (or any items with an ``id``: the reviews), least recently used first; adding one beyond
+    ``max_games`` evicts the longest idle. ``noun`` and ``hint`` word the 404 of an unknown id."""
 
-    def __init__(self, max_games: int) -> None:
+    def __init__(self, max_games: int, noun: str = "game", hint: str = "create one with POST /api/games") -> None:
         self.max_games = max_games
-        self._games: OrderedDict[str, LiveGame] = OrderedDict()
+        self.noun, self.hint = noun, hint
+        self._games: OrderedDict[str, Any] = OrderedDict()
 
-    def add(self, game: LiveGame) -> list[LiveGame]:
+    def add(self, game: Any) -> list[Any]:
         """Store ``game``; return the games evicted to make room."""
         self._games[game.id] = game
         evicted = []
@@ -155,18 +157,27 @@ class GameStore:
             evicted.append(self._games.popitem(last=False)[1])
         return evicted
 
-    def get(self, game_id: str) -> LiveGame:
-        game = self._games.get(game_id)
-        if game is None:
+    def peek(self, game_id: str) -> Any:
+        """The game ``game_id`` without marking it used (a replay of it); ApiError 404 if it is not kept."""
+        if game_id not in self._games:
             raise ApiError(
                 404,
-                f"unknown game id {game_id!r}: it never existed or was evicted (this server keeps the "
-                f"{self.max_games} most recently used games); create one with POST /api/games",
+                f"unknown {self.noun} id {game_id!r}: it never existed or was evicted (this server keeps the "
+                f"{self.max_games} most recently used {self.noun}s); {self.hint}",
             )
+        return self._games[game_id]
+
+    def get(self, game_id: str) -> Any:
+        """The game ``game_id``, marked as the most recently used; ApiError 404 if it is not kept."""
+        game = self.peek(game_id)
         self._games.move_to_end(game_id)
         return game
 
-    def remove(self, game_id: str) -> LiveGame:
+    def games(self) -> list[Any]:
+        """The games, least recently used first."""
+        return list(self._games.values())
+
+    def remove(self, game_id: str) -> Any:
         game = self.get(game_id)
         del self._games[game_id]
         return game

@@ -64,7 +64,9 @@ def warm_up() -> None:
 PROBE_SECONDS = 0.05
 
 
-def _build(spec: str, seed: int | None, max_seconds: float) -> Any:
+def build_agent(spec: str, seed: int | None, max_seconds: float) -> Any:
+    """The agent of ``spec`` (seeded), its ``time`` capped at ``max_seconds``; AgentSpecError for one that cannot be
+    built here."""
     from agents import AGENTS, AgentSpecError, make, parse_spec, reset_agent
 
     try:
@@ -128,7 +130,7 @@ def prepare(
 ) -> str:
     """Build the agent of a new game and try it on the game's first position ``state`` (a ``State.to_dict()``),
     raising ``AgentSpecError`` for a bad spec or an agent that does not play the game; return the agent's name."""
-    agent = _build(spec, seed, max_seconds)
+    agent = build_agent(spec, seed, max_seconds)
     _probe(agent, spec, seed, get_game(state["game"]).state_type.from_dict(state))
     _keep(game_id, agent, limits)
     return str(agent.name)
@@ -143,7 +145,7 @@ def think(
     from its spec.
     """
     position = get_game(state["game"]).state_type.from_dict(state)
-    agent = _agents[game_id] if game_id in _agents else _build(spec, seed, max_seconds)
+    agent = _agents[game_id] if game_id in _agents else build_agent(spec, seed, max_seconds)
     start = time.perf_counter()
     action = int(agent.act(position))
     took = time.perf_counter() - start

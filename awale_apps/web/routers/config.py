@@ -8,7 +8,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 
 from agents import AGENTS
+from agents.analysis import SEED_SCALE, THRESHOLDS
+from awale_apps.web.board import DEFAULT_ENGINE, ENGINE_PRESETS
 from awale_apps.web.live import web_games
+from awale_apps.web.reviews import DEFAULT_REVIEW_ENGINE
 from awale_apps.web.server import MAX_BODY_BYTES, MAX_PLIES_ALLOWED, Server, current_server
 from awale_env.games import DEFAULT_GAME
 
@@ -18,7 +21,7 @@ router = APIRouter(prefix="/api")
 @router.get("/config")
 async def config(server: Annotated[Server, Depends(current_server)]) -> dict[str, Any]:
     """What the page offers: games (each with its page data, ``Game.page()``), opponent presets, the agents and their
-    parameters, the server's limits."""
+    parameters, the analysis board's engines and review thresholds, the server's limits."""
     return {
         "games": [
             {
@@ -30,6 +33,13 @@ async def config(server: Annotated[Server, Depends(current_server)]) -> dict[str
             for name, game in web_games().items()
         ],
         "default_game": DEFAULT_GAME,
+        "analysis": {
+            "engines": [*ENGINE_PRESETS, *(spec for spec in server.presets if spec.startswith("alphazero:path="))],
+            "default_engine": DEFAULT_ENGINE,
+            "review_engine": DEFAULT_REVIEW_ENGINE,
+            "thresholds": dict(THRESHOLDS),
+            "seed_scale": SEED_SCALE,
+        },
         "presets": server.presets,
         "agents": {
             name: {

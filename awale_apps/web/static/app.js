@@ -10,7 +10,7 @@ const $ = (id) => document.getElementById(id);
 let game = null;
 let busy = false;
 let config = null;
-let boardKey = null; // the game and seat the board was built for
+let boardKey = null; // the game, seat and clickable sides the board was built for
 let boardCells = []; // each cell of the board drawn: {element, cell}
 
 async function api(method, path, body) {
@@ -58,9 +58,11 @@ function madeFrom(cell, player, move) {
   return cell.owner === player && cellMoves(cell).includes(move);
 }
 
-function makeCell(page, cell, seat) {
+function makeCell(page, cell, seat, clickable) {
+  // `clickable`: the players whose moves the cell offers (the seat's in a game, both on the analysis board).
   const mine = cell.owner === seat;
-  const element = document.createElement(!cell.buttons && mine ? "button" : "div");
+  const offered = clickable.includes(cell.owner);
+  const element = document.createElement(!cell.buttons && offered ? "button" : "div");
   element.className = "hole";
   element.dataset.hole = cell.label;
   element.classList.toggle("mine", mine);
@@ -75,20 +77,24 @@ function makeCell(page, cell, seat) {
   if (cell.buttons) {
     const buttons = document.createElement("div");
     buttons.className = "buttons";
-    if (mine) {
+    if (offered) {
       buttons.innerHTML = cell.buttons
         .map((b) => `<button type="button" class="move move-${b.colour}" data-move="${b.move}" ` +
           `aria-label="play ${b.move}">${b.text}</button>`)
         .join("");
     }
     element.appendChild(buttons);
-  } else if (mine) {
+  } else if (offered) {
     element.type = "button";
     element.classList.add("move", "pit-move");
     element.dataset.move = cell.move;
     element.setAttribute("aria-label", `play ${cell.move}`);
   }
   return element;
+}
+
+function keyOf(v) {
+  return `${v.game}:${v.seat}:${v.clickable || v.seat}`;
 }
 
 function buildBoard(g) {
@@ -104,7 +110,7 @@ function buildBoard(g) {
     row.className = "row";
     row.classList.toggle("side-start", index === page.gap_before_row);
     for (const cell of cells) {
-      const element = makeCell(page, cell, g.seat);
+      const element = makeCell(page, cell, g.seat, g.clickable || [g.seat]);
       boardCells.push({ element, cell });
       row.appendChild(element);
     }
@@ -112,7 +118,7 @@ function buildBoard(g) {
   });
   $("board-hint").textContent = page.hint;
   $("move-text").placeholder = page.example;
-  boardKey = `${g.game}:${g.seat}`;
+  boardKey = keyOf(g);
 }
 
 function drawDots(container, counts, colours) {
@@ -146,21 +152,20 @@ function describeTurn(g) {
     (g.state.max_plies ? ` of ${g.state.max_plies}` : "") + ".";
 }
 
-function render(g) {
-  game = g;
-  localStorage.setItem(GAME_KEY, g.id);
-  if (boardKey !== `${g.game}:${g.seat}`) buildBoard(g);
-  const page = gameConfig(g.game);
-  const legal = new Set(busy ? [] : g.legal_moves);
-  const last = g.last_move;
+// Draw a position: `v` = {game, seat (whose view), clickable (the players whose pits offer moves; default the seat),
+// state, stores, legal (moves that may be clicked), last (the last move or null), names (player 0's first)}.
+function drawPosition(v) {
+  if (boardKey !== keyOf(v)) buildBoard(v);
+  const page = gameConfig(v.game);
+  const legal = new Set(busy ? [] : v.legal);
+  const last = v.last;
   for (const { element, cell } of boardCells) {
-    const counts = cell.seeds.map(([field, index]) => g.state[field][index]);
+    const counts = cell.seeds.map(([field, index]) => v.state[field][index]);
     const movedFrom = !!last && madeFrom(cell, last.player, last.move);
     element.classList.toggle("last", movedFrom);
     element.classList.toggle("ended", !!last && last.ended !== null && madeFrom(cell, last.player, last.ended));
-    const whose = cell.owner === g.seat ? "yours" : `${g.opponent_name}'s`;
     const seeds = counts.map((count, i) => `${count} ${page.colours[i].name}`).join(", ");
-    element.title = `${page.pit_name} ${cell.label} (${whose}): ${seeds}`;
+    element.title = `${page.pit_name} ${cell.label} (${v.names[cell.owner]}): ${seeds}`;
     element.querySelectorAll(".count").forEach((span, i) => (span.textContent = counts[i]));
     drawDots(element.querySelector(".dots"), counts, page.colours);
     for (const button of element.matches("button.move") ? [element] : element.querySelectorAll("button.move")) {
@@ -168,14 +173,24 @@ function render(g) {
       button.classList.toggle("last-move", movedFrom && button.dataset.move === last.move);
     }
   }
-  for (const [side, player] of Object.entries({ left: 1 - g.seat, right: g.seat })) {
+  for (const [side, player] of Object.entries({ left: 1 - v.seat, right: v.seat })) {
     const store = $(`store-${side}`);
-    store.querySelector(".store-name").textContent =
-      `${player === g.seat ? "You" : g.opponent_name} (${seatName(g, player)})`;
-    store.querySelector(".store-count").textContent = g.stores[player];
+    store.querySelector(".store-name").textContent = `${v.names[player]} (${page.players[player]})`;
+    store.querySelector(".store-count").textContent = v.stores[player];
     store.querySelector(".store-note").textContent = page.store_label;
     store.dataset.player = player;
   }
+}
+
+function render(g) {
+  game = g;
+  localStorage.setItem(GAME_KEY, g.id);
+  if (replayOn()) return; // the analysis board shows a replay (analysis.js); the game is drawn when it is left
+  const page = gameConfig(g.game);
+  const names = [0, 1].map((player) => (player === g.seat ? "You" : g.opponent_name));
+  drawPosition({
+    game: g.game, seat: g.seat, state: g.state, stores: g.stores, legal: g.legal_moves, last: g.last_move, names,
+  });
   const history = $("history");
   history.replaceChildren();
   for (const move of g.moves) {
@@ -191,6 +206,7 @@ function render(g) {
   $("status").className = g.status === "over" ? `result result-${g.result.outcome}` : "";
   $("undo").disabled = busy || !g.can_undo;
   $("game-title").textContent = `${page.title} · vs ${g.opponent_name}`;
+  requestEval(); // when the analysis board's "evaluate" is ticked
 }
 
 function setBusy(value, message) {
@@ -263,6 +279,7 @@ function newGame() {
   const seat = seatValue === "random" ? "random" : Number(seatValue);
   const id = $("game").value || config.default_game;
   const previous = game;
+  leaveReplay(false);
   return run(`Starting a game against ${opponent}…`, async () => {
     const created = await api("POST", "/api/games", { game: id, rules: chosenRules(), opponent, seat });
     if (previous) api("DELETE", `/api/games/${previous.id}`).catch(() => {});
@@ -287,7 +304,7 @@ async function start() {
   $("game").addEventListener("change", () => fillGameForm($("game").value));
   $("board").addEventListener("click", (event) => {
     const button = event.target.closest("button.move");
-    if (button && !button.disabled) play(button.dataset.move);
+    if (button && !button.disabled) (replayOn() ? exploreMove : play)(button.dataset.move);
   });
   $("undo").addEventListener("click", () => run("Taking back your last move…", () => api("POST", `/api/games/${game.id}/undo`)));
   $("type-move").addEventListener("submit", (event) => {
@@ -320,6 +337,7 @@ async function start() {
       $("game").appendChild(option);
     }
     fillGameForm(config.default_game);
+    setUpAnalysis(config);
     const agents = Object.entries(config.agents)
       .map(([name, agent]) => {
         const params = Object.keys(agent.params).filter((key) => key !== "path"); // path= is for --preset only
@@ -346,4 +364,5 @@ async function start() {
   await newGame();
 }
 
-start();
+// After every script of the page has run (analysis.js adds the analysis board).
+window.addEventListener("DOMContentLoaded", start);
