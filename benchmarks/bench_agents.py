@@ -13,6 +13,8 @@ import json
 import os
 import statistics
 
+from provenance import add_out_option, write_result
+
 from agents.alphabeta import AlphaBetaAgent
 from agents.evaluation import EVALUATIONS
 from agents.mcts import MCTSAgent
@@ -44,6 +46,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--json", action="store_true", help="print one JSON object on the last line")
+    add_out_option(parser, "agents")
     args = parser.parse_args()
 
     mcts_rate(0.05, 0)  # warm-up: compile or load the cache (a timed alpha-beta agent does it when built)
@@ -67,6 +70,7 @@ def main() -> None:
         print(f"{key}: {value:,.0f}" if isinstance(value, float) and value > 100 else f"{key}: {value}")
     if args.json:
         print(json.dumps(result))
+    write_result(args.out, result, options={k: v for k, v in vars(args).items() if k not in ("json", "out")})
 
 
 if __name__ == "__main__":

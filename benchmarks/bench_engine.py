@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 import numpy as np
+from provenance import add_out_option, write_result
 
 from awale_env.games import DEFAULT_GAME, GAMES, get_game
 from awale_env.kernels.rng import make_rng
@@ -65,6 +66,7 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=200_000, help="State API moves per run")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--json", action="store_true", help="print one JSON object on the last line")
+    add_out_option(parser, "engine")
     args = parser.parse_args()
     options = dict(args.option)
 
@@ -89,6 +91,7 @@ def main() -> None:
     print(f"State API play + legal_actions: {result['state_api_moves_per_s'] / 1e3:.0f}k moves/s")
     if args.json:
         print(json.dumps(result))
+    write_result(args.out, result, options={k: v for k, v in vars(args).items() if k not in ("json", "out")})
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 import gymnasium
 import numpy as np
+from provenance import add_out_option, write_result
 
 import awale_env
 from awale_env.vector import AwaleVectorEnv
@@ -88,6 +89,7 @@ def main() -> None:
     parser.add_argument("--vector-steps", type=int, default=300, help="vector step() calls per run")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--json", action="store_true", help="print one JSON object on the last line")
+    add_out_option(parser, "envs")
     args = parser.parse_args()
     warnings.filterwarnings("ignore", category=DeprecationWarning)
 
@@ -125,6 +127,7 @@ def main() -> None:
     print(f"vector env vs random opponent:           {result['vector_vs_random_steps_per_s']:>12,.0f} steps/s")
     if args.json:
         print(json.dumps(result))
+    write_result(args.out, result, options={k: v for k, v in vars(args).items() if k not in ("json", "out")})
 
 
 if __name__ == "__main__":
