@@ -4,10 +4,16 @@ A test taking ``registry_game`` runs once per registered game (the :class:`awale
 name), so a new game is tested by every such test without editing any; one taking ``game_config`` runs once per game
 and per rule variant of :data:`RULE_VARIANTS` (a ``(game, rule flags)`` pair). ``toy_game`` registers the toy game
 for one test and puts the registry back after it.
+
+The suite runs in parallel (``pytest -n logical``, as .ci/run does): before the workers start, pytest's controller
+process loads (on a fresh clone: compiles) the numba kernels once (tests/warm_kernels.py). Tests that take long
+(:data:`SLOW`, by file or test name) are marked ``slow`` here, in one place rather than in each file, and run first
+so that the workers finish together; CI runs them, ``-m "not slow"`` (``bash .ci/run --quick``) leaves them out.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 from collections.abc import Iterator
 from typing import Any
@@ -40,6 +46,29 @@ def game_configs() -> list[tuple[Game, dict[str, Any]]]:
 def config_id(config: tuple[Game, dict[str, Any]]) -> str:
     game, options = config
     return "-".join([game.name, *(f"{key}={value}" for key, value in options.items())])
+
+
+#: The tests that take long (over about 20 s on 2 shared cores), as node-id prefixes: a file, or a file::test.
+SLOW: tuple[str, ...] = ()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In the controller of a parallel run (``-n``), load the kernels once before the workers start."""
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        if os.environ.get("PYTEST_XDIST_WORKER") is None:
+            from warm_kernels import warm
+
+            warm()
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m "not slow"`` deselects
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the :data:`SLOW` tests ``slow`` and move them to the front (the longest work is handed out first)."""
+    slow = [item for item in items if item.nodeid.startswith(SLOW)]
+    for item in slow:
+        item.add_marker(pytest.mark.slow)
+    marked = {id(item) for item in slow}
+    items[:] = slow + [item for item in items if id(item) not in marked]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

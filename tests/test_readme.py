@@ -173,3 +173,13 @@ def test_board_picture_is_drawn_by_the_project():
     with Image.open(ROOT / "docs" / "board.png") as picture:
         expected = board_image(*position())
         assert picture.size == (expected.shape[1], expected.shape[0])
+
+
+def test_web_section_counts_every_game_of_the_registry():
+    """The page serves every registered game; the README's web section says how many."""
+    from awale_env.games import GAMES
+
+    words = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
+    section = README.read_text().split("## Play in the browser", 1)[1].split("\n## ", 1)[0]
+    section = " ".join(section.split())
+    assert f"each of the {words[len(GAMES)]} games of the registry" in section
