@@ -19,6 +19,7 @@ import json
 import os
 import platform
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -120,7 +121,13 @@ def run_and_record(folder: Path, command: list[str]) -> int:
     its provenance to ``folder``/provenance.json; its exit status."""
     load_before = os.getloadavg()[0]
     started = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    process = subprocess.Popen(command, start_new_session=True)
+    beside = Path(sys.executable).parent / command[0]  # `awale` of this environment when it is not on the PATH
+    program = command[0] if shutil.which(command[0]) or not beside.is_file() else str(beside)
+    try:
+        process = subprocess.Popen([program, *command[1:]], start_new_session=True)
+    except OSError as error:
+        print(f"error: cannot run {command[0]!r}: {error.strerror}", file=sys.stderr)
+        return 127
     previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         status = process.wait()

@@ -85,7 +85,7 @@ def load(name: str, cache: dict[str, Result]) -> Result:
         provenance = json.loads(origin.read_text()) if origin.is_file() else {}
         result = Result(name, figures, provenance, arena)
     else:
-        raise FigureError(f"no result file {path.relative_to(ROOT)} nor arena folder {folder.relative_to(ROOT)}")
+        raise FigureError(f"no result file {name}.json nor arena folder {name}/ (with results.json) in {RESULTS}")
     cache[name] = result
     return result
 
