@@ -1,5 +1,6 @@
 """Search speed from the initial position on one core: alpha-beta nodes/s and depth reached in 1 s under each
-evaluation (``score``, the default, then the weighted ones), MCTS simulations/s.
+evaluation (``score``, then the weighted ones; ``tuned`` is alpha-beta's default), MCTS simulations/s, each also per
+second of CPU time.
 
 Each search has 1 s; each figure is the median of ``--repeats`` runs after a warm-up (compilation or cache load).
 Every run starts with an empty table / tree; the time of a depth-10 search is also reported (target: under 1 s).
@@ -12,6 +13,9 @@ import argparse
 import json
 import os
 import statistics
+import time
+
+from provenance import add_out_option, write_result
 
 from agents.alphabeta import AlphaBetaAgent
 from agents.evaluation import EVALUATIONS
@@ -19,31 +23,39 @@ from agents.mcts import MCTSAgent
 from awale_env import State
 
 
-def alphabeta_run(seconds: float, seed: int, evaluation: str = "score") -> tuple[float, int]:
-    """(nodes/s, depth completed) of one timed search."""
+def alphabeta_run(seconds: float, seed: int, evaluation: str = "score") -> tuple[float, int, float]:
+    """(nodes/s, depth completed, nodes per second of CPU time) of one timed search. CPU time is what the core gave
+    this process: on a shared machine it moves far less with the load than the wall clock."""
     agent = AlphaBetaAgent(time=seconds, seed=seed, eval=evaluation)
+    cpu = time.process_time()
     agent.act(State.initial())
+    cpu = time.process_time() - cpu
     stats = agent.last_search
-    return stats["nodes"] / stats["seconds"], int(stats["depth"])
+    return stats["nodes"] / stats["seconds"], int(stats["depth"]), stats["nodes"] / cpu
 
 
-def alphabeta_depth_time(depth: int, seed: int) -> float:
+def alphabeta_depth_time(depth: int, seed: int) -> tuple[float, float]:
+    """Seconds (wall clock, CPU time) of a search to ``depth`` from the initial position."""
     agent = AlphaBetaAgent(depth=depth, seed=seed)
+    cpu = time.process_time()
     agent.act(State.initial())
-    return agent.last_search["seconds"]
+    return agent.last_search["seconds"], time.process_time() - cpu
 
 
-def mcts_rate(seconds: float, seed: int) -> float:
-    """Simulations/s of one timed MCTS search."""
+def mcts_rate(seconds: float, seed: int) -> tuple[float, float]:
+    """Simulations/s of one timed MCTS search (wall clock, CPU time)."""
     agent = MCTSAgent(time=seconds, seed=seed)
+    cpu = time.process_time()
     agent.act(State.initial())
-    return agent.last_search["simulations"] / agent.last_search["seconds"]
+    cpu = time.process_time() - cpu
+    return agent.last_search["simulations"] / agent.last_search["seconds"], agent.last_search["simulations"] / cpu
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--json", action="store_true", help="print one JSON object on the last line")
+    add_out_option(parser, "agents")
     args = parser.parse_args()
 
     mcts_rate(0.05, 0)  # warm-up: compile or load the cache (a timed alpha-beta agent does it when built)
@@ -56,9 +68,12 @@ def main() -> None:
         suffix = "" if evaluation == "score" else f"_{evaluation}"
         result[f"alphabeta_nodes_per_s{suffix}"] = statistics.median(run[i][0] for run in runs)
         result[f"alphabeta_depth_in_1s{suffix}"] = statistics.median(run[i][1] for run in runs)
+        result[f"alphabeta_nodes_per_cpu_s{suffix}"] = statistics.median(run[i][2] for run in runs)
     result |= {
-        "alphabeta_depth10_seconds": statistics.median(depth10),
-        "mcts_simulations_per_s": statistics.median(mcts),
+        "alphabeta_depth10_seconds": statistics.median(wall for wall, _ in depth10),
+        "alphabeta_depth10_cpu_seconds": statistics.median(cpu for _, cpu in depth10),
+        "mcts_simulations_per_s": statistics.median(wall for wall, _ in mcts),
+        "mcts_simulations_per_cpu_s": statistics.median(cpu for _, cpu in mcts),
         "repeats": args.repeats,
         "cpus": os.cpu_count(),
         "load_average": os.getloadavg()[0],
@@ -67,6 +82,7 @@ def main() -> None:
         print(f"{key}: {value:,.0f}" if isinstance(value, float) and value > 100 else f"{key}: {value}")
     if args.json:
         print(json.dumps(result))
+    write_result(args.out, result, options={k: v for k, v in vars(args).items() if k not in ("json", "out")})
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ import time
 
 import numpy as np
 import torch
+from provenance import add_out_option, write_result
 
 from agents.alphazero.agent import AlphaZeroAgent
 from agents.alphazero.mcts import SearchConfig
@@ -125,6 +126,7 @@ def main() -> None:
     parser.add_argument("--channels", type=int, default=NetworkConfig.channels)
     parser.add_argument("--blocks", type=int, default=NetworkConfig.blocks)
     parser.add_argument("--json", action="store_true", help="print one JSON object on the last line")
+    add_out_option(parser, "alphazero")
     args = parser.parse_args()
 
     result: dict[str, object] = {"load_average_before": os.getloadavg()[0]}
@@ -141,6 +143,7 @@ def main() -> None:
     print(f"load average (1 min): {result['load_average_before']:.2f} before, {result['load_average_after']:.2f} after")
     if args.json:
         print(json.dumps(result))
+    write_result(args.out, result, options={k: v for k, v in vars(args).items() if k not in ("json", "out")})
 
 
 if __name__ == "__main__":

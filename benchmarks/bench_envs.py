@@ -20,17 +20,19 @@ from collections.abc import Callable
 
 import gymnasium
 import numpy as np
+from provenance import add_out_option, write_result
 
 import awale_env
 from awale_env.vector import AwaleVectorEnv
 
 
-def aec_rate(make_env: Callable[[], object], steps: int, seed: int) -> float:
-    """``step()`` calls per second of an AEC env, picking a uniformly random action allowed by the mask."""
+def aec_rate(make_env: Callable[[], object], steps: int, seed: int) -> tuple[float, float]:
+    """``step()`` calls per second (wall clock, CPU time) of an AEC env, picking a uniformly random action allowed by
+    the mask."""
     env = make_env()
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for _ in range(steps):
         if not env.agents:
             env.reset()
@@ -40,35 +42,36 @@ def aec_rate(make_env: Callable[[], object], steps: int, seed: int) -> float:
         else:
             legal = np.flatnonzero(obs["action_mask"])
             env.step(int(legal[int(rng.integers(len(legal)))]))
-    return steps / (time.perf_counter() - start)
+    return steps / (time.perf_counter() - start), steps / (time.process_time() - cpu)
 
 
-def gym_rate(steps: int, seed: int) -> float:
-    """``step()`` calls per second of ``gymnasium.make("awale_env/Awale-v0")`` against the random opponent."""
+def gym_rate(steps: int, seed: int) -> tuple[float, float]:
+    """``step()`` calls per second (wall clock, CPU time) of ``gymnasium.make("awale_env/Awale-v0")`` against the
+    random opponent."""
     env = gymnasium.make("awale_env/Awale-v0", opponent="random")
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     masks = env.unwrapped.action_masks
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for _ in range(steps):
         legal = np.flatnonzero(masks())
         _, _, terminated, truncated, _ = env.step(int(legal[int(rng.integers(len(legal)))]))
         if terminated or truncated:
             env.reset()
-    return steps / (time.perf_counter() - start)
+    return steps / (time.perf_counter() - start), steps / (time.process_time() - cpu)
 
 
-def vector_rate(num_envs: int, steps: int, seed: int, opponent: str | None = None) -> float:
-    """Game steps per second of the vector env (self-play by default), random legal actions drawn from the masks
-    with numpy (vectorised, inside the timing)."""
+def vector_rate(num_envs: int, steps: int, seed: int, opponent: str | None = None) -> tuple[float, float]:
+    """Game steps per second (wall clock, CPU time) of the vector env (self-play by default), random legal actions
+    drawn from the masks with numpy (vectorised, inside the timing)."""
     env = AwaleVectorEnv(num_envs, opponent=opponent)
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for _ in range(steps):
         masks = env.action_masks()
         env.step((rng.random(masks.shape, dtype=np.float32) * masks).argmax(axis=1))
-    return num_envs * steps / (time.perf_counter() - start)
+    return num_envs * steps / (time.perf_counter() - start), num_envs * steps / (time.process_time() - cpu)
 
 
 def connect_four() -> tuple[Callable[[], object], Callable[[], object]] | None:
@@ -88,6 +91,7 @@ def main() -> None:
     parser.add_argument("--vector-steps", type=int, default=300, help="vector step() calls per run")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--json", action="store_true", help="print one JSON object on the last line")
+    add_out_option(parser, "envs")
     args = parser.parse_args()
     warnings.filterwarnings("ignore", category=DeprecationWarning)
 
@@ -97,17 +101,20 @@ def main() -> None:
     vector_rate(args.vector_envs, 5, 0)
     vector_rate(args.vector_envs, 5, 0, "random")
     runs: dict[str, list[float]] = {}
+
+    def add(key: str, rates: tuple[float, float]) -> None:
+        runs.setdefault(f"{key}_steps_per_s", []).append(rates[0])
+        runs.setdefault(f"{key}_steps_per_cpu_s", []).append(rates[1])
+
     for seed in range(args.repeats):
         aec_envs = {"aec": awale_env.env, "aec_raw": awale_env.raw_env}
         if reference is not None:
             aec_envs.update(connect_four_aec=reference[0], connect_four_aec_raw=reference[1])
         for key, make_env in aec_envs.items():
-            runs.setdefault(f"{key}_steps_per_s", []).append(aec_rate(make_env, args.steps, seed))
-        runs.setdefault("gym_steps_per_s", []).append(gym_rate(args.steps, seed))
-        runs.setdefault("vector_steps_per_s", []).append(vector_rate(args.vector_envs, args.vector_steps, seed))
-        runs.setdefault("vector_vs_random_steps_per_s", []).append(
-            vector_rate(args.vector_envs, args.vector_steps, seed, "random")
-        )
+            add(key, aec_rate(make_env, args.steps, seed))
+        add("gym", gym_rate(args.steps, seed))
+        add("vector", vector_rate(args.vector_envs, args.vector_steps, seed))
+        add("vector_vs_random", vector_rate(args.vector_envs, args.vector_steps, seed, "random"))
     result: dict[str, float | int | None] = {key: statistics.median(values) for key, values in runs.items()}
     result["vector_envs"] = args.vector_envs
     c4 = reference is not None
@@ -125,6 +132,7 @@ def main() -> None:
     print(f"vector env vs random opponent:           {result['vector_vs_random_steps_per_s']:>12,.0f} steps/s")
     if args.json:
         print(json.dumps(result))
+    write_result(args.out, result, options={k: v for k, v in vars(args).items() if k not in ("json", "out")})
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import tempfile
 import time
 
 import numpy as np
+from provenance import add_out_option, write_result
 
 import agents
 from agents.ppo import LearnerView, PolicyNet, PPOAgent, input_size
@@ -70,6 +71,7 @@ def main() -> None:
     parser.add_argument("--ppo-moves", type=int, default=65_536, help="moves of the short PPO run (0 to skip)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--json", action="store_true", help="print one JSON object on the last line")
+    add_out_option(parser, "ppo")
     options = parser.parse_args()
     agents.make("greedy")  # import and compile before timing
     results: dict[str, float] = {}
@@ -83,6 +85,7 @@ def main() -> None:
         print(f"MaskablePPO with the default Args (no evaluation): {results['ppo_default_moves_per_s']} moves/s")
     if options.json:
         print(json.dumps(results))
+    write_result(options.out, results, options={k: v for k, v in vars(options).items() if k not in ("json", "out")})
 
 
 if __name__ == "__main__":

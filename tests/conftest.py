@@ -4,10 +4,16 @@ A test taking ``registry_game`` runs once per registered game (the :class:`awale
 name), so a new game is tested by every such test without editing any; one taking ``game_config`` runs once per game
 and per rule variant of :data:`RULE_VARIANTS` (a ``(game, rule flags)`` pair). ``toy_game`` registers the toy game
 for one test and puts the registry back after it.
+
+The suite runs in parallel (``pytest -n logical``, as .ci/run does): before the workers start, pytest's controller
+process loads (on a fresh clone: compiles) the numba kernels once (tests/warm_kernels.py). Tests that take long
+(:data:`SLOW`, by file or test name) are marked ``slow`` here, in one place rather than in each file, and run first
+so that the workers finish together; CI runs them, ``-m "not slow"`` (``bash .ci/run --quick``) leaves them out.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 from collections.abc import Iterator
 from typing import Any
@@ -40,6 +46,61 @@ def game_configs() -> list[tuple[Game, dict[str, Any]]]:
 def config_id(config: tuple[Game, dict[str, Any]]) -> str:
     game, options = config
     return "-".join([game.name, *(f"{key}={value}" for key, value in options.items())])
+
+
+#: The tests that take long, as node-id prefixes (a file, or a file::test): those over 20 s in a serial run of the
+#: suite on 2 cores at a load average of 10-15 (2026-11-25, about 3 s of CPU time or more each).
+SLOW: tuple[str, ...] = (
+    "tests/games/awale16_editions/test_editions_nojit.py::test_pure_python_fallback_is_identical",
+    "tests/test_agents_games.py::test_alphabeta_avoids_a_move_that_loses_at_once",
+    "tests/test_agents_games.py::test_alphabeta_value_equals_plain_minimax",
+    "tests/test_agents_games.py::test_every_agent_plays_legal_complete_games",
+    "tests/test_agents_games.py::test_pure_python_fallback_gives_identical_searches",
+    "tests/test_alphabeta.py::test_a_timed_agent_in_a_fresh_process_searches_deep_within_its_budget_from_the_first_move",
+    "tests/test_alphazero.py::test_a_timed_agent_spends_its_first_move_searching",
+    "tests/test_alphazero_games.py::test_batched_search_matches_one_game_searches",
+    "tests/test_alphazero_games.py::test_search_gives_the_same_counts_without_numba",
+    "tests/test_alphazero_training.py::test_ctrl_c_stops_a_run_and_its_workers_with_one_line",
+    "tests/test_alphazero_training.py::test_end_to_end_run_is_deterministic_and_resumes",
+    "tests/test_arena_resume.py::test_the_cli_resumes_a_stopped_tournament",
+    "tests/test_bot_referee.py::test_referee_runs_two_bots_and_every_move_it_accepted_is_legal",
+    "tests/test_checkpoint_files.py::test_the_arena_gives_one_error_line_for_a_bad_torch_file",
+    "tests/test_cli.py::test_a_full_disk_is_a_one_line_error",
+    "tests/test_cli.py::test_a_users_folder_named_like_a_package_is_a_one_line_error",
+    "tests/test_cli.py::test_demo_plays_the_other_games_and_names_a_bad_one",
+    "tests/test_cli.py::test_train_subcommands_pass_options_to_the_trainers",
+    "tests/test_editions_everywhere.py::test_alphazero_trains_on_each_edition_and_its_agent_plays_it",
+    "tests/test_editions_everywhere.py::test_ppo_trains_on_the_2025_edition_with_its_rules_move_limit_and_its_agent",
+    "tests/test_env_gym.py::test_maskable_ppo_trains_through_subprocess_vec_env",
+    "tests/test_env_opponents.py::test_a_users_agents_folder_is_named_instead_of_a_deep_import_error",
+    "tests/test_env_vector.py::test_self_play_agrees_with_the_state_api",
+    "tests/test_kernel_cache.py::test_a_read_only_install_compiles_once",
+    "tests/test_notebooks.py",
+    "tests/test_ppo_selfplay.py::test_ctrl_c_stops_a_run_with_one_line_saying_how_to_resume",
+    "tests/test_readme.py::test_readme_python_block_runs_on_its_own",
+    "tests/test_toy_game.py::test_alphabeta_and_mcts_play_it",
+    "tests/test_training_hardening.py::test_alphazero_killed_mid_run_resumes_and_its_workers_end",
+    "tests/test_training_options.py::test_a_bad_option_is_one_line_and_exit_code_2",
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In the controller of a parallel run (``-n``), load the kernels once before the workers start."""
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        if os.environ.get("PYTEST_XDIST_WORKER") is None:
+            from warm_kernels import warm
+
+            warm()
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m "not slow"`` deselects
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the :data:`SLOW` tests ``slow`` and move them to the front (the longest work is handed out first)."""
+    slow = [item for item in items if item.nodeid.startswith(SLOW)]
+    for item in slow:
+        item.add_marker(pytest.mark.slow)
+    marked = {id(item) for item in slow}
+    items[:] = slow + [item for item in items if id(item) not in marked]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

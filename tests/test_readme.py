@@ -1,6 +1,14 @@
-"""Everything the README shows runs: its Python blocks (in order, sharing one namespace, as a reader would paste
-them); every program of its shell blocks answers ``--help`` and has the options the README uses; the quick start is
-the two commands of the issue; the board picture is the project's own drawing."""
+"""Everything the README shows runs: each of its Python blocks on its own, extracted from README.md and run in a
+fresh interpreter (as a reader pastes one block into a new file: its imports must be its own); every program of its
+shell blocks answers ``--help`` and has the options the README uses (shell blocks train, serve or play for minutes,
+so they are checked, not run); the quick start is the two commands of the issue; the board picture is the project's
+own drawing.
+
+Marker rule: a Python block that must not run in the suite (a long-running job) is preceded, on the line just
+above its fence, by ``<!-- readme-test: not run: REASON -->``; the test skips it, naming the reason, and fails on a
+marker without a reason. Blocks run with ``AWALE_QUICK=1`` (the small budgets of the notebooks) in a temporary
+directory.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +17,7 @@ import re
 import shlex
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -68,14 +77,58 @@ def programs() -> dict[tuple[str, ...], set[str]]:
 PROGRAMS = programs()
 
 
-def test_readme_python_blocks_run(capsys):
-    python = blocks("python")
-    assert len(python) >= 6, "the README shows the State API, the three envs, the agents and the arena in Python"
-    namespace: dict = {}
-    for block in python:
-        exec(compile(block, str(README), "exec"), namespace)
-    printed = capsys.readouterr().out
-    assert "alphazero visit counts" in printed and "Elo" in printed
+NOT_RUN = re.compile(r"<!-- readme-test: not run(?::\s*(?P<reason>[^>]*?))?\s*-->\n$")
+
+
+@dataclass
+class PythonBlock:
+    heading: str
+    code: str
+    not_run: str | None  # the reason given by a not-run marker, "" for a marker without one
+
+
+def python_blocks() -> list[PythonBlock]:
+    """The README's Python blocks in order, each with the heading it stands under and its not-run marker."""
+    text = README.read_text()
+    found = []
+    for match in re.finditer(r"```python\n(.*?)```", text, flags=re.S):
+        before = text[: match.start()]
+        headings = re.findall(r"^#+ (.+)$", re.sub(r"```.*?```", "", before, flags=re.S), flags=re.M)
+        marker = NOT_RUN.search(before[-300:])
+        reason = None if marker is None else marker["reason"] or ""
+        found.append(PythonBlock(headings[-1] if headings else "top", match.group(1), reason))
+    return found
+
+
+PYTHON_BLOCKS = python_blocks()
+
+
+def block_id(block: PythonBlock) -> str:
+    same = [b for b in PYTHON_BLOCKS if b.heading == block.heading]
+    suffix = f"-{same.index(block) + 1}" if len(same) > 1 else ""
+    return re.sub(r"[^a-z0-9]+", "-", block.heading.lower()).strip("-") + suffix
+
+
+def test_readme_shows_the_apis_in_python():
+    assert len(PYTHON_BLOCKS) >= 6, "the README shows the State API, the three envs, the agents and the arena"
+
+
+@pytest.mark.parametrize("block", PYTHON_BLOCKS, ids=[block_id(block) for block in PYTHON_BLOCKS])
+def test_readme_python_block_runs_on_its_own(block, tmp_path):
+    if block.not_run is not None:
+        assert block.not_run.strip(), "a not-run marker says why: <!-- readme-test: not run: REASON -->"
+        pytest.skip(f"marked not run: {block.not_run}")
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "AWALE_QUICK": "1", "PYTHONPATH": path, "MPLBACKEND": "Agg"}
+    done = subprocess.run(
+        [sys.executable, "-c", block.code], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=900
+    )
+    assert done.returncode == 0, f"the README block under '{block.heading}' fails on its own:\n{done.stderr[-3000:]}"
+    assert done.stdout.strip(), "every README block prints what it shows"
+    if "alphazero.policy" in block.code:
+        assert "alphazero visit counts" in done.stdout
+    if "format_table" in block.code:
+        assert "Elo" in done.stdout
 
 
 @pytest.mark.parametrize(
@@ -120,3 +173,13 @@ def test_board_picture_is_drawn_by_the_project():
     with Image.open(ROOT / "docs" / "board.png") as picture:
         expected = board_image(*position())
         assert picture.size == (expected.shape[1], expected.shape[0])
+
+
+def test_web_section_counts_every_game_of_the_registry():
+    """The page serves every registered game; the README's web section says how many."""
+    from awale_env.games import GAMES
+
+    words = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
+    section = README.read_text().split("## Play in the browser", 1)[1].split("\n## ", 1)[0]
+    section = " ".join(section.split())
+    assert f"each of the {words[len(GAMES)]} games of the registry" in section

@@ -1,0 +1,350 @@
+"""Write the measured figures into README.md and docs/*.md from the result files under benchmarks/results/.
+
+    python benchmarks/update_docs.py           # rewrite every marked region from its result file
+    python benchmarks/update_docs.py --check   # change nothing; exit 1 naming each region its file disagrees with
+
+A figure in the docs lives between two HTML comments (invisible on GitHub) naming where it comes from. FILE is a
+result under benchmarks/results/ without its suffix: ``engine`` is ``engine.json``, written by a benchmark's ``--out``
+(benchmarks/provenance.py), and ``arena_awale16`` is the folder an ``awale arena --out`` wrote (its
+``results.json``, with the ``provenance.json`` that ``python benchmarks/provenance.py DIR -- COMMAND`` records).
+
+- ``<!-- figure:FILE#KEY|FORMAT -->10.7M<!-- /figure -->``: one figure. KEY is a key of the file's figures (nested
+  keys joined by dots: ``self_play.moves_per_s``); in an arena folder an agent spec (its standing) or ``A vs B``
+  (their pair's games, from A's side). FORMAT (optional) is one of :data:`FORMATS`.
+- ``<!-- source:FILE -->...<!-- /source -->``: where FILE's figures come from: command, date, machine, load. A doc
+  that shows a figure of FILE credits FILE with a source marker or a table of it.
+- ``<!-- table:NAME -->`` + newline ... ``<!-- /table -->``: a generated block. NAME is one of :data:`TABLES` or an
+  arena folder, whose standings table (agent, score, Elo) it writes with its source below.
+
+tests/test_doc_figures.py runs the check, so a doc whose figure and result file disagree fails the suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+MARKER = re.compile(
+    r"<!-- (?P<kind>figure|source|table):(?P<name>[^#|>]+?)(?:#(?P<key>[^|>]+?))?(?:\|(?P<format>\w+))? -->"
+    r"(?P<body>.*?)<!-- /(?P=kind) -->",
+    re.S,
+)
+OPENING = re.compile(r"<!-- (figure|source|table):")
+
+
+class FigureError(ValueError):
+    """A marker that names no result file, no figure of it, or no known format."""
+
+
+@dataclass
+class Result:
+    """One result file: its figures flattened to one level of keys, and its provenance."""
+
+    name: str
+    figures: dict[str, Any]
+    provenance: dict[str, Any]
+    arena: dict[str, Any] | None = None
+
+
+def flatten(figures: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in figures.items():
+        if isinstance(value, dict):
+            flat |= flatten(value, f"{prefix}{key}.")
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def load(name: str, cache: dict[str, Result]) -> Result:
+    """The result ``name``: ``benchmarks/results/<name>.json`` or the arena folder ``benchmarks/results/<name>``."""
+    if name in cache:
+        return cache[name]
+    path = RESULTS / f"{name}.json"
+    folder = RESULTS / name
+    if path.is_file():
+        record = json.loads(path.read_text())
+        result = Result(name, flatten(record["figures"]), record["provenance"])
+    elif (folder / "results.json").is_file():
+        arena = json.loads((folder / "results.json").read_text())
+        origin = folder / "provenance.json"
+        figures: dict[str, Any] = {row["agent"]: row for row in arena["standings"]}
+        for pair in arena["pairs"]:
+            figures[f"{pair['agent']} vs {pair['opponent']}"] = pair
+            reverse = {"wins": pair["losses"], "draws": pair["draws"], "losses": pair["wins"]}
+            figures[f"{pair['opponent']} vs {pair['agent']}"] = reverse
+        provenance = json.loads(origin.read_text()) if origin.is_file() else {}
+        result = Result(name, figures, provenance, arena)
+    else:
+        raise FigureError(f"no result file {name}.json nor arena folder {name}/ (with results.json) in {RESULTS}")
+    cache[name] = result
+    return result
+
+
+def significant(value: float, digits: int = 3) -> float:
+    """``value`` rounded to ``digits`` significant digits."""
+    if value == 0:
+        return 0.0
+    return round(value, digits - 1 - math.floor(math.log10(abs(value))))
+
+
+def wdl(games: dict[str, Any]) -> str:
+    return f"{games['wins']}-{games['draws']}-{games['losses']}"
+
+
+def score(games: dict[str, Any]) -> str:
+    """The score (win 1, draw 1/2) in percent: given by a standing, computed for a pair."""
+    if "score" in games:
+        return f"{100 * games['score']:.1f} %"
+    total = games["wins"] + games["draws"] + games["losses"]
+    return f"{100 * (games['wins'] + games['draws'] / 2) / total:.1f} %"
+
+
+#: How a figure is written: FORMAT -> function of the value.
+FORMATS: dict[str, Callable[[Any], str]] = {
+    "M": lambda v: f"{significant(v / 1e6):g}M",  # 10.7M
+    "k": lambda v: f"{significant(v / 1e3):g}k",  # 163k
+    "int": lambda v: f"{significant(v):,.0f}",  # 17,600 (three significant digits)
+    "x": lambda v: f"{v:.1f}x",  # 3.6x
+    "s": lambda v: f"{v:.2f} s",  # 0.62 s
+    "raw": lambda v: f"{v}",
+    "wdl": wdl,  # 72-1-27 (a pair or a standing)
+    "score": score,  # 72.5 %
+    "wdl_score": lambda g: f"{wdl(g)} ({score(g)})",
+    "elo": lambda g: f"{g['elo']:.0f} [{g['elo_low']:.0f}, {g['elo_high']:.0f}]",
+}
+
+
+def default_format(value: Any) -> str:
+    if isinstance(value, dict):
+        return "wdl_score"
+    if isinstance(value, int | float) and not isinstance(value, bool) and abs(value) >= 1e6:
+        return "M"
+    return "int" if isinstance(value, int | float) and abs(value) >= 100 else "raw"
+
+
+def figure_text(result: Result, key: str, style: str | None) -> str:
+    if key not in result.figures:
+        raise FigureError(f"{result.name} has no figure {key!r}; it has: {', '.join(sorted(result.figures))}")
+    value = result.figures[key]
+    style = style or default_format(value)
+    if style not in FORMATS:
+        raise FigureError(f"unknown format {style!r} (formats: {', '.join(FORMATS)})")
+    return FORMATS[style](value)
+
+
+def load_text(provenance: dict[str, Any]) -> str:
+    before, after = provenance.get("load_before"), provenance.get("load_after")
+    if before is None:
+        return "load not recorded"
+    if after is None or f"{after:.1f}" == f"{before:.1f}":
+        return f"load {before:.1f}"
+    return f"load {before:.1f}-{after:.1f}"
+
+
+def machine_text(provenance: dict[str, Any]) -> str:
+    machine = provenance.get("machine", {})
+    parts = [f"{machine.get('cores', '?')} cores {machine.get('cpu', '?')}"]
+    if machine.get("memory_gb"):
+        parts.append(f"{machine['memory_gb']:.0f} GB")
+    parts.append(f"Python {machine.get('python', '?')}")
+    if machine.get("torch"):
+        parts.append(f"torch {machine['torch']}")
+    return ", ".join(parts)
+
+
+def source_text(result: Result) -> str:
+    p = result.provenance
+    if not p:
+        raise FigureError(f"{result.name} has no provenance (date, command, machine, load)")
+    return f"`{p['command']}`, {p['date'][:10]}, {load_text(p)} ({machine_text(p)})"
+
+
+def arena_table(result: Result) -> str:
+    """The standings of an arena run: agent, score, Elo with its interval; its source below."""
+    assert result.arena is not None
+    rows = ["| agent | W-D-L | score | Elo [95 % CI] |", "| --- | ---: | ---: | --- |"]
+    for row in result.arena["standings"]:
+        rows.append(f"| `{row['agent']}` | {wdl(row)} | {score(row)} | {FORMATS['elo'](row)} |")
+    games = {pair["wins"] + pair["draws"] + pair["losses"] for pair in result.arena["pairs"]}
+    per_pair = "/".join(str(n) for n in sorted(games))
+    rows.append("")
+    rows.append(f"{per_pair} games per pair, seed {result.arena['seed']}; made by {source_text(result)}.")
+    return "\n".join(rows)
+
+
+#: The README's benchmark table: (what, how its figures read, [(FILE, KEY, FORMAT), ...]). CPU time is what the core
+#: gave the process: on a shared machine it moves far less with the load than the wall clock.
+BENCHMARK_ROWS: list[tuple[str, str, list[tuple[str, str, str]]]] = [
+    (
+        "compiled random playouts, one thread",
+        "{} plies/s of CPU time ({} wall-clock)",
+        [("engine", "playout_plies_per_cpu_s", "M"), ("engine", "playout_plies_per_s", "M")],
+    ),
+    (
+        "`State.play` + `legal_actions` from Python",
+        "{} moves/s of CPU time ({} wall-clock)",
+        [("engine", "state_api_moves_per_cpu_s", "k"), ("engine", "state_api_moves_per_s", "k")],
+    ),
+    (
+        "PettingZoo AEC env, random masked play",
+        "{} steps/s of CPU time ({} wall-clock; {} PettingZoo's `connect_four_v3` measured alike)",
+        [
+            ("envs", "aec_steps_per_cpu_s", "int"),
+            ("envs", "aec_steps_per_s", "int"),
+            ("envs", "aec_vs_connect_four", "x"),
+        ],
+    ),
+    (
+        "Gymnasium env against the random opponent",
+        "{} steps/s of CPU time ({} wall-clock)",
+        [("envs", "gym_steps_per_cpu_s", "int"), ("envs", "gym_steps_per_s", "int")],
+    ),
+    (
+        "vector env, self-play, 4,096 games",
+        "{} steps/s of CPU time ({} wall-clock); against the built-in random opponent {} ({})",
+        [
+            ("envs", "vector_steps_per_cpu_s", "M"),
+            ("envs", "vector_steps_per_s", "M"),
+            ("envs", "vector_vs_random_steps_per_cpu_s", "M"),
+            ("envs", "vector_vs_random_steps_per_s", "M"),
+        ],
+    ),
+    (
+        "alpha-beta (default evaluation), one core",
+        "{} nodes/s of CPU time ({} wall-clock); depth 10 from the opening in {} of CPU time ({} wall-clock)",
+        [
+            ("agents", "alphabeta_nodes_per_cpu_s_tuned", "M"),
+            ("agents", "alphabeta_nodes_per_s_tuned", "M"),
+            ("agents", "alphabeta_depth10_cpu_seconds", "s"),
+            ("agents", "alphabeta_depth10_seconds", "s"),
+        ],
+    ),
+    (
+        "MCTS, one core",
+        "{} simulations/s of CPU time ({} wall-clock)",
+        [("agents", "mcts_simulations_per_cpu_s", "int"), ("agents", "mcts_simulations_per_s", "int")],
+    ),
+    (
+        "PPO learner env (tactical features)",
+        "{} moves/s against random, {} against a snapshot (wall-clock)",
+        [("ppo", "env_tactics_vs_random", "int"), ("ppo", "env_tactics_vs_snapshot", "int")],
+    ),
+    (
+        "AlphaZero self-play, 64x4 net, 100 simulations, 2 workers",
+        "{} moves/s, {} network evaluations/s (wall-clock)",
+        [("alphazero", "self_play.moves_per_s", "int"), ("alphazero", "self_play.evaluations_per_s", "int")],
+    ),
+]
+
+
+def benchmark_table(cache: dict[str, Result]) -> str:
+    rows = ["| what | figure | measured |", "| --- | --- | --- |"]
+    files: list[str] = []
+    for what, template, figures in BENCHMARK_ROWS:
+        texts = [figure_text(load(name, cache), key, style) for name, key, style in figures]
+        names = list(dict.fromkeys(name for name, _, _ in figures))
+        for name in names:
+            if name not in files:
+                files.append(name)
+        origins = [load(name, cache).provenance for name in names]
+        when = "; ".join(f"{origin['date'][:10]}, {load_text(origin)}" for origin in origins)
+        rows.append(f"| {what} | {template.format(*texts)} | {when} |")
+    rows.append("")
+    rows.append(f"Machine: {machine_text(load(files[0], cache).provenance)}. Made by:")
+    rows.append("")
+    rows += [f"- {name}: {source_text(load(name, cache))}" for name in files]
+    return "\n".join(rows)
+
+
+#: Generated blocks by name (an arena folder's name gives its standings table).
+TABLES: dict[str, Callable[[dict[str, Result]], str]] = {"benchmarks": benchmark_table}
+
+
+def render(kind: str, name: str, key: str | None, style: str | None, cache: dict[str, Result]) -> str:
+    """What the region of a marker holds, from its result file."""
+    if kind == "figure":
+        if key is None:
+            raise FigureError(f"figure:{name} names no figure: figure:{name}#KEY")
+        return figure_text(load(name, cache), key, style)
+    if kind == "source":
+        return source_text(load(name, cache))
+    table = TABLES[name](cache) if name in TABLES else arena_table(load(name, cache))
+    return f"\n{table}\n"
+
+
+def documents() -> list[Path]:
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def update_text(text: str, where: str, cache: dict[str, Result]) -> tuple[str, list[str]]:
+    """``text`` with every region rewritten from its file, and the regions that were out of date."""
+    stale: list[str] = []
+    if len(OPENING.findall(text)) != len(MARKER.findall(text)):
+        raise FigureError(f"{where}: a figure, source or table marker is not closed (<!-- /figure --> etc.)")
+    shown: set[str] = set()
+    credited: set[str] = set()
+
+    def replace(match: re.Match[str]) -> str:
+        kind, name, key, style = match["kind"], match["name"], match["key"], match["format"]
+        try:
+            body = render(kind, name, key, style, cache)
+        except FigureError as error:
+            raise FigureError(f"{where}: {error}") from None
+        (shown if kind == "figure" else credited).add(name)
+        if body != match["body"]:
+            line = text.count("\n", 0, match.start()) + 1
+            label = f"{kind}:{name}" + (f"#{key}" if key else "")
+            stale.append(f"{where}:{line}: {label} says {match['body'].strip()[:60]!r}, its file {body.strip()[:60]!r}")
+        start = match.group(0)[: match.start("body") - match.start()]
+        return f"{start}{body}<!-- /{kind} -->"
+
+    updated = MARKER.sub(replace, text)
+    uncredited = shown - credited
+    if uncredited:
+        raise FigureError(f"{where}: shows figures of {', '.join(sorted(uncredited))} without a source or table marker")
+    return updated, stale
+
+
+def update(check: bool = False) -> list[str]:
+    """Rewrite (or with ``check``, only compare) every marked region of the docs; the regions out of date."""
+    cache: dict[str, Result] = {}
+    stale: list[str] = []
+    for path in documents():
+        text = path.read_text()
+        updated, found = update_text(text, str(path.relative_to(ROOT)), cache)
+        stale += found
+        if not check and updated != text:
+            path.write_text(updated)
+    return stale
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a region is out of date")
+    args = parser.parse_args(argv)
+    try:
+        stale = update(check=args.check)
+    except FigureError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    for line in stale:
+        print(line)
+    if args.check and stale:
+        print(f"{len(stale)} region(s) disagree with their result files: python benchmarks/update_docs.py")
+        return 1
+    print("up to date" if not stale else f"rewrote {len(stale)} region(s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

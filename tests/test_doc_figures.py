@@ -1,0 +1,95 @@
+"""The measured figures of README.md and docs/*.md agree with their result files under benchmarks/results/
+(benchmarks/update_docs.py writes them there); a marker naming a missing file or figure, an unclosed marker and a
+figure shown without its source are errors; a tampered figure is caught."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_script(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+update_docs = load_script("update_docs")
+provenance = load_script("provenance")
+
+
+def test_docs_figures_agree_with_their_result_files():
+    stale = update_docs.update(check=True)
+    assert not stale, "figures differ from their result files; run python benchmarks/update_docs.py:\n" + "\n".join(
+        stale
+    )
+
+
+def test_readme_benchmarks_and_arena_tables_come_from_files():
+    readme = (ROOT / "README.md").read_text()
+    assert "<!-- table:benchmarks -->" in readme
+    assert "<!-- table:arena_awale16 -->" in readme
+
+
+def test_every_result_file_names_date_command_machine_and_load():
+    cache: dict = {}
+    names = set()
+    for path in update_docs.documents():
+        names |= {match["name"] for match in update_docs.MARKER.finditer(path.read_text())}
+    names -= set(update_docs.TABLES)
+    assert names, "the docs show figures from result files"
+    for name in names:
+        origin = update_docs.load(name, cache).provenance
+        assert {"date", "command", "machine", "load_before"} <= set(origin), f"{name}: provenance incomplete"
+
+
+@pytest.fixture
+def results(tmp_path, monkeypatch):
+    """A results folder holding one benchmark file, as ``--out`` writes it."""
+    monkeypatch.setattr(update_docs, "RESULTS", tmp_path)
+    monkeypatch.setattr(sys, "argv", ["benchmarks/bench_engine.py", "--out"])
+    provenance.write_result(tmp_path / "engine.json", {"plies_per_s": 10_712_345.0, "nested": {"moves": 163_456}})
+    return tmp_path
+
+
+def test_a_figure_is_written_from_its_file_and_a_changed_figure_is_caught(results):
+    text = (
+        "Playouts: <!-- figure:engine#plies_per_s|M -->old<!-- /figure --> plies/s, "
+        "<!-- figure:engine#nested.moves|k --><!-- /figure --> moves/s "
+        "(<!-- source:engine --><!-- /source -->).\n"
+    )
+    updated, stale = update_docs.update_text(text, "doc.md", {})
+    assert len(stale) == 3
+    assert "-->10.7M<!--" in updated and "-->163k<!--" in updated
+    assert "`python benchmarks/bench_engine.py --out`" in updated and "load " in updated
+    assert update_docs.update_text(updated, "doc.md", {})[1] == []
+    record = json.loads((results / "engine.json").read_text())
+    record["figures"]["plies_per_s"] = 9.9e6  # a new measurement: the doc is now stale
+    (results / "engine.json").write_text(json.dumps(record))
+    again, stale = update_docs.update_text(updated, "doc.md", {})
+    assert len(stale) == 1 and "says '10.7M', its file '9.9M'" in stale[0]
+    assert "-->9.9M<!--" in again
+
+
+@pytest.mark.parametrize(
+    "text, error",
+    [
+        ("<!-- figure:missing#x -->1<!-- /figure -->", "no result file"),
+        ("<!-- figure:engine#nope -->1<!-- /figure --><!-- source:engine --><!-- /source -->", "no figure 'nope'"),
+        ("<!-- figure:engine#plies_per_s|bogus -->1<!-- /figure -->", "unknown format 'bogus'"),
+        ("<!-- figure:engine#plies_per_s -->1", "not closed"),
+        ("<!-- figure:engine#plies_per_s -->1<!-- /figure -->", "without a source"),
+        ("<!-- figure:engine -->1<!-- /figure -->", "names no figure"),
+    ],
+)
+def test_bad_markers_are_errors(results, text, error):
+    with pytest.raises(update_docs.FigureError, match=error):
+        update_docs.update_text(text, "doc.md", {})
