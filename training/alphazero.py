@@ -30,6 +30,7 @@ import multiprocessing as mp
 import queue
 import signal
 import time
+import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -41,6 +42,7 @@ from torch.nn import functional as F
 
 from agents.alphazero.mcts import SearchConfig
 from agents.alphazero.network import (
+    NETWORK_LIMITS,
     CheckpointError,
     NetworkConfig,
     RingNet,
@@ -57,6 +59,7 @@ from agents.alphazero.network import (
 from agents.alphazero.selfplay import Samples, SelfPlay, play_match
 from agents.checkpoint import load_arrays, load_tensors
 from agents.extras import needs_extra
+from agents.ppo import PLAY_MEMBERS
 from awale_env.games import DEFAULT_GAME, GAMES, get_game
 from training import runs
 from training.arena import BACKENDS
@@ -81,6 +84,36 @@ RESUMABLE = (
     "backend",
     "address",
 )
+
+#: The bounds of the integer options (:func:`training.runs.check_integers`): what sizes memory (search trees, the
+#: replay buffer, batches), processes and threads is kept to what a machine holds.
+BOUNDS = {
+    "seed": (0, runs.MAX_SEED),
+    "generations": (1, runs.MAX_COUNT),
+    "channels": (1, NETWORK_LIMITS["channels"]),
+    "blocks": (1, NETWORK_LIMITS["blocks"]),
+    "value_hidden": (1, NETWORK_LIMITS["value_hidden"]),
+    "simulations": (1, 100_000),
+    "temperature_moves": (0, runs.MAX_PLIES),
+    "max_plies": (1, runs.MAX_PLIES),
+    "workers": (0, runs.MAX_WORKERS),
+    "games_per_worker": (1, 4096),
+    "moves_per_generation": (1, runs.MAX_PLIES),
+    "replay_size": (1, 5_000_000),
+    "min_replay": (0, 5_000_000),
+    "batch_size": (1, 65_536),
+    "torch_threads": (1, runs.MAX_TORCH_THREADS),
+    "gate_every": (1, runs.MAX_COUNT),
+    "gate_games": (1, 4096),
+    "gate_simulations": (1, 100_000),
+    "reference_every": (0, runs.MAX_COUNT),
+    "reference_games": (1, 100_000),
+    "reference_simulations": (1, 100_000),
+}
+#: The most games x simulations of one batched search (its trees: about 20 bytes per node, a node per move of each
+#: simulation: up to 2.7 GB for a game of 64 moves).
+MAX_SEARCH_NODES = 1 << 21
+MAX_SAMPLE_REUSE = 1000.0
 
 
 @dataclass
@@ -186,7 +219,7 @@ class AlphaZeroConfig(NetworkOptions):
     def check(self) -> None:
         """ValueError naming the first bad option and what it allows; run whenever a configuration is
         built, from Python, a command line or a run's config.json."""
-        for name in ("c_puct", "dirichlet_alpha", "sample_reuse", "learning_rate"):
+        for name in ("c_puct", "dirichlet_alpha", "learning_rate"):
             runs.check_number(self, name, 0, exclusive=True)
         for name in ("weight_decay", "value_loss_weight"):
             runs.check_number(self, name, 0)
@@ -195,17 +228,16 @@ class AlphaZeroConfig(NetworkOptions):
         runs.check_types(self)
         if self.game not in GAMES:
             raise ValueError(f"--game must be one of {', '.join(GAMES)}, got {self.game!r}")
-        positive = ("generations", "simulations", "games_per_worker", "moves_per_generation", "replay_size",
-                    "batch_size", "gate_every", "gate_games", "gate_simulations", "reference_games",
-                    "reference_simulations", "torch_threads", "channels", "blocks", "value_hidden")  # fmt: skip
-        for name in positive:
-            if getattr(self, name) < 1:
-                raise ValueError(f"{runs.option(name)} must be a positive integer, got {getattr(self, name)!r}")
-        for name in ("workers", "min_replay", "reference_every", "temperature_moves"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{runs.option(name)} must not be negative, got {getattr(self, name)!r}")
-        if self.max_plies is not None and self.max_plies < 1:
-            raise ValueError(f"--max-plies must be a positive integer, got {self.max_plies!r}")
+        runs.check_number(self, "sample_reuse", 0, MAX_SAMPLE_REUSE, exclusive=True)
+        runs.check_integers(self, BOUNDS)
+        for games, simulations in (("games_per_worker", "simulations"), ("gate_games", "gate_simulations")):
+            if getattr(self, games) * getattr(self, simulations) > MAX_SEARCH_NODES:
+                raise ValueError(
+                    f"{runs.option(games)} x {runs.option(simulations)} must be at most {MAX_SEARCH_NODES:,} (the "
+                    f"search trees of a batch of games), got {getattr(self, games)} x {getattr(self, simulations)}"
+                )
+        if self.min_replay > self.replay_size:
+            raise ValueError(f"--min-replay must be at most --replay-size ({self.replay_size}), got {self.min_replay}")
         if self.backend not in BACKENDS:
             raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
         if self.backend == "ray":
@@ -490,7 +522,18 @@ def reference_scores(best_path: Path, config: AlphaZeroConfig, seed: int) -> dic
 
 
 def initial_network(config: AlphaZeroConfig) -> RingNet:
-    """The network of ``config.init_from``; a CheckpointError unless it plays the run's game with its shape."""
+    """The network of ``config.init_from``; a CheckpointError unless it is an AlphaZero network (not a run directory,
+    nor another trainer's checkpoint) that plays the run's game with its shape."""
+    path = Path(config.init_from)
+    wanted = "it takes an AlphaZero network: the best.pt of an alphazero or imitation run, or a network's .pt file"
+    if path.is_dir():
+        kind = runs.run_kind(path)
+        best = path / BEST_FILE
+        what = f"the directory of an `awale train {kind}` run" if kind else "a directory"
+        hint = f" ({best})" if kind in ("alphazero", "imitation") and best.is_file() else ""
+        raise CheckpointError(f"--init-from {str(path)!r} is {what}: {wanted}{hint}")
+    if is_ppo_checkpoint(path):
+        raise CheckpointError(f"--init-from {str(path)!r} is a PPO checkpoint (`awale train ppo`): {wanted}")
     net = load_network(config.init_from, config.game)
     if net.config != config.network_config():
         raise CheckpointError(
@@ -500,18 +543,29 @@ def initial_network(config: AlphaZeroConfig) -> RingNet:
     return net
 
 
+def is_ppo_checkpoint(path: Path) -> bool:
+    """Whether ``path`` is a PPO checkpoint: a zip holding the members a PPO agent plays from (a torch file is a zip
+    too, of other members)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return all(name in archive.namelist() for name in PLAY_MEMBERS)
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return False
+
+
 class Run:
     """The state of a training run: networks, optimizer, replay buffer, clock, logs (in a directory prepared by
-    :func:`training.runs.start`)."""
+    :func:`training.runs.start`). ``initial`` is the network of ``config.init_from`` when the caller has already
+    loaded it (:func:`train` does, before the run directory is touched)."""
 
-    def __init__(self, config: AlphaZeroConfig) -> None:
+    def __init__(self, config: AlphaZeroConfig, initial: RingNet | None = None) -> None:
         self.config = config
         self.dir = Path(config.run_dir)
         torch.manual_seed(config.seed)
         torch.set_num_threads(config.torch_threads)
         self.candidate = build_network(config.network_config())
         if config.init_from is not None and not config.resume:  # a resume has its own networks
-            self.candidate.load_state_dict(initial_network(config).state_dict())
+            self.candidate.load_state_dict((initial or initial_network(config)).state_dict())
         self.best = copy.deepcopy(self.candidate).eval()
         self.optimizer = torch.optim.AdamW(
             self.candidate.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
@@ -621,8 +675,11 @@ def generation_summary(run: Run, stats: dict[str, float], losses: dict[str, floa
 
 def train(config: AlphaZeroConfig) -> Run:
     """Run (or with ``config.resume`` continue) training to ``config.generations`` generations; return the run."""
+    initial = None
+    if config.init_from is not None and not config.resume:  # refused before the run directory is touched
+        initial = initial_network(resolved(config))
     config, _ = runs.start(TRAINER, config)
-    run = Run(config)
+    run = Run(config, initial)
     if config.backend == "ray":
         from training.ray_backend import RaySelfPlayPool  # imports Ray: only for this backend
 

@@ -35,6 +35,7 @@ from torch.nn import functional as F
 
 from agents.alphabeta import MAX_DEPTH, AlphaBetaAgent
 from agents.alphazero.network import (
+    NETWORK_LIMITS,
     CheckpointError,
     RingNet,
     build_network,
@@ -59,6 +60,26 @@ CHUNKS_DIR = "games"
 CHUNK_ARRAYS = ("obs", "action", "outcome", "score", "scored", "game")
 #: The options a resume may change: how many games and epochs, and how the run uses this machine.
 RESUMABLE = ("games", "epochs", "workers", "torch_threads", "progress")
+
+#: The bounds of the integer options (:func:`training.runs.check_integers`): the samples of every game are held in
+#: memory at once, so the games are bounded too.
+BOUNDS = {
+    "seed": (0, runs.MAX_SEED),
+    "channels": (1, NETWORK_LIMITS["channels"]),
+    "blocks": (1, NETWORK_LIMITS["blocks"]),
+    "value_hidden": (1, NETWORK_LIMITS["value_hidden"]),
+    "games": (1, 1_000_000),
+    "teacher_depth": (1, MAX_DEPTH),
+    "opening_min": (0, 1000),
+    "opening_max": (0, 1000),
+    "max_plies": (1, runs.MAX_PLIES),
+    "games_per_chunk": (1, 10_000),
+    "workers": (0, runs.MAX_WORKERS),
+    "epochs": (1, 1_000_000),
+    "batch_size": (1, 65_536),
+    "validation_every": (2, runs.MAX_COUNT),
+    "torch_threads": (1, runs.MAX_TORCH_THREADS),
+}
 
 
 @dataclass
@@ -118,24 +139,11 @@ class ImitationConfig(NetworkOptions):
         runs.check_number(self, "learning_rate", 0, exclusive=True)
         runs.check_number(self, "weight_decay", 0)
         runs.check_number(self, "score_weight", 0, 1)
-        positive = ("games", "teacher_depth", "games_per_chunk", "epochs", "batch_size", "torch_threads",
-                    "channels", "blocks", "value_hidden")  # fmt: skip
-        for name in positive:
-            if getattr(self, name) < 1:
-                raise ValueError(f"{runs.option(name)} must be a positive integer, got {getattr(self, name)!r}")
-        for name in ("workers", "opening_min"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{runs.option(name)} must not be negative, got {getattr(self, name)!r}")
-        if self.teacher_depth > MAX_DEPTH:
-            raise ValueError(f"--teacher-depth must be at most {MAX_DEPTH}, got {self.teacher_depth}")
+        runs.check_integers(self, BOUNDS)
         if self.opening_max < self.opening_min:
             raise ValueError(
                 f"--opening-max must be at least --opening-min ({self.opening_min}), got {self.opening_max}"
             )
-        if self.validation_every < 2:
-            raise ValueError(f"--validation-every must be at least 2, got {self.validation_every}")
-        if self.max_plies is not None and self.max_plies < 1:
-            raise ValueError(f"--max-plies must be a positive integer, got {self.max_plies!r}")
 
     @property
     def chunks(self) -> int:
