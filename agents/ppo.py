@@ -319,6 +319,8 @@ def read_config(archive: zipfile.ZipFile) -> dict[str, Any]:
         config = json.loads(archive.read("config.json"))
     except (ValueError, UnicodeDecodeError) as error:
         raise CheckpointError(f"{archive.filename}: config.json is not valid JSON: {error}") from None
+    except RecursionError:
+        raise CheckpointError(f"{archive.filename}: config.json is not valid JSON: nested too deep") from None
     if not isinstance(config, dict) or config.get("format") not in PLAYABLE_FORMATS:
         found = config.get("format") if isinstance(config, dict) else None
         raise CheckpointError(f"{archive.filename}: format {found!r} is not one of {', '.join(PLAYABLE_FORMATS)}")
@@ -487,8 +489,8 @@ def read_training_checkpoint(path: str | Path) -> TrainingCheckpoint:
             ]
         except CheckpointError:
             raise
-        except (ValueError, TypeError, KeyError) as error:
-            raise CheckpointError(f"{path}: the opponent pool is unreadable: {error}") from None
+        except (ValueError, TypeError, KeyError, RecursionError) as error:
+            raise CheckpointError(f"{path}: the opponent pool is unreadable: {type(error).__name__}: {error}") from None
     if not isinstance(policy, dict) or not isinstance(optimizer, dict):
         raise CheckpointError(f"{path}: policy.pth and policy.optimizer.pth must hold state dicts")
     return TrainingCheckpoint(path, config, policy, optimizer, pool)

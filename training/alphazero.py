@@ -605,8 +605,9 @@ class Run:
             self.rng.bit_generator.state = json.loads(payload["rng"])
             torch.set_rng_state(payload["torch_rng"])
             elapsed = float(payload.get("elapsed", 0.0))
-        except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as error:
-            raise CheckpointError(f"{source} lacks or mangles the training state: {error}") from None
+        except runs.MANGLED_STATE as error:
+            detail = f"{type(error).__name__}: {error}"
+            raise CheckpointError(f"{source} lacks or mangles the training state: {detail}") from None
         if "replay" in payload:
             self.buffer.restore(payload["replay"], source)
         elif (self.dir / REPLAY_FILE).exists():

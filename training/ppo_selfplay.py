@@ -297,8 +297,8 @@ def restore_rng_state(state: dict[str, Any], source: Path) -> None:
         kind, keys, pos, has_gauss, gauss = state["numpy"]
         np.random.set_state((kind, np.array(keys, dtype=np.uint32), pos, has_gauss, gauss))
         random.setstate(ast.literal_eval(state["python"]))
-    except (KeyError, TypeError, ValueError, SyntaxError, RuntimeError) as error:
-        raise CheckpointError(f"{source}: its random states are unreadable: {error}") from None
+    except (*runs.MANGLED_STATE, SyntaxError, MemoryError) as error:
+        raise CheckpointError(f"{source}: its random states are unreadable: {type(error).__name__}: {error}") from None
 
 
 def write_checkpoint(path: Path, model: MaskablePPO, args: Args, pool: OpponentPool, trainer: dict[str, Any]) -> None:

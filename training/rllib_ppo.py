@@ -278,6 +278,17 @@ def save_checkpoint(algorithm: Any, run_dir: Path, elapsed: float) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+def saved_elapsed(run_dir: Path) -> float:
+    """The seconds the run has trained, from its checkpoint's trainer file; ValueError naming the file and the field
+    for a damaged one."""
+    path = run_dir / CHECKPOINT
+    saved = runs.read_json(path, "checkpoint file")
+    elapsed = saved.get("elapsed") if isinstance(saved, dict) else None
+    if isinstance(elapsed, bool) or not isinstance(elapsed, (int, float)) or not 0 <= elapsed < float("inf"):
+        raise ValueError(f"{path}: 'elapsed' must be a number of seconds, got {elapsed!r}")
+    return float(elapsed)
+
+
 def train(config: RLlibPPOConfig) -> Path:
     """Train (or with ``config.resume`` continue) a run; return its checkpoint directory."""
     import ray
@@ -287,10 +298,9 @@ def train(config: RLlibPPOConfig) -> Path:
     config, run_dir = runs.start(TRAINER, config)
     started_ray = connect(config.address)
     algorithm = ppo_config(config).build_algo()
-    elapsed = 0.0
+    elapsed = saved_elapsed(run_dir) if config.resume else 0.0
     if config.resume:
         algorithm.restore_from_path(str((run_dir / CHECKPOINT_DIR).resolve()))
-        elapsed = json.loads((run_dir / CHECKPOINT).read_text())["elapsed"]
     done = algorithm.iteration
     log = runs.CsvLog(run_dir / "metrics.csv", "iteration")
     log.keep_until(done)  # forget what a stopped run logged after its checkpoint

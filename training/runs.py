@@ -57,6 +57,11 @@ MAX_TORCH_THREADS = 256
 MAX_WORKERS = 256
 MAX_PLIES = 1_000_000
 MAX_COUNT = 10**12
+#: What restoring a checkpoint's saved training state (counters, optimizer, random generators' states) raises when an
+#: entry is missing or mangled: a resume turns them into one CheckpointError naming the file.
+MANGLED_STATE = (
+    KeyError, TypeError, ValueError, RuntimeError, AttributeError, IndexError, OverflowError, RecursionError,
+)  # fmt: skip
 #: Fields of every trainer's configuration that say where the run is and how it starts, not what it is.
 PLACE_FIELDS = ("run_dir", "resume")
 #: Seconds between two plain progress lines in a log.

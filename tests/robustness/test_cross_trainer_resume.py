@@ -112,7 +112,7 @@ def test_a_run_whose_files_belong_to_two_trainers_is_refused_as_ambiguous(made_r
     (mixed / runs.CONFIG_FILE).unlink()
     shutil.copy(made_runs["alphazero"] / alphazero.STATE_FILE, mixed / alphazero.STATE_FILE)
     before = snapshot(mixed)
-    for trainer, main in MAINS.items():
+    for main in MAINS.values():
         with pytest.raises(SystemExit):
             main(["--run-dir", str(mixed), "--resume", "--no-progress"])
         err = capsys.readouterr().err
@@ -169,3 +169,16 @@ def test_init_from_an_imitation_runs_network_starts_an_alphazero_run(made_runs, 
         alphazero_config(tmp_path / "az", "--generations", "1", "--workers", "0", "--init-from", str(best))
     )
     assert runs.run_kind(run.dir) == "alphazero"
+
+
+def test_the_rllib_command_refuses_another_trainers_run(runs_of_each, capsys):
+    pytest.importorskip("ray.rllib")
+    from training import rllib_ppo
+
+    before = snapshot(runs_of_each["alphazero"])
+    with pytest.raises(SystemExit) as exit_info:
+        rllib_ppo.main(["--run-dir", str(runs_of_each["alphazero"]), "--resume"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {runs_of_each['alphazero']} holds a run of `awale train alphazero`, not of ")
+    assert snapshot(runs_of_each["alphazero"]) == before
