@@ -77,8 +77,9 @@ def test_a_damaged_chunk_is_one_line_naming_the_file_and_the_array(played, tmp_p
         imitation.read_chunks(config)
     assert str(raised.value) == f"{str(path)!r}: {message}"
     with pytest.raises(SystemExit) as exit_info:  # the command: the chunks are there, the run goes on to read them
-        imitation.main(["--run-dir", str(run_dir), "--resume", "--games", "4", "--games-per-chunk", "2", "--workers", "0",
-                        "--channels", "8", "--blocks", "1", "--value-hidden", "8", "--no-progress"])  # fmt: skip
+        imitation.main(["--run-dir", str(run_dir), "--resume", "--games", "4", "--games-per-chunk", "2",
+                        "--workers", "0", "--channels", "8", "--blocks", "1", "--value-hidden", "8",
+                        "--no-progress"])  # fmt: skip
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert err == f"error: {str(path)!r}: {message}\n"
