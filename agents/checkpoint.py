@@ -169,7 +169,7 @@ def atomic_write(path: str | Path, write: Callable[[IO[bytes]], object]) -> None
     """Call ``write(file)`` to produce the new content of ``path`` (in memory, so that a writer such as
     ``torch.save`` never sees a failing file), write it to a temporary file beside ``path``, sync it and rename it
     over ``path``: ``path`` is the old file or the new one, never half of one. On any failure (a full disk, Ctrl-C)
-    the temporary file is removed and the error raised."""
+    the temporary file is removed and the error raised (an OSError naming ``path``)."""
     path = Path(path)
     content = io.BytesIO()
     write(content)
@@ -180,6 +180,8 @@ def atomic_write(path: str | Path, write: Callable[[IO[bytes]], object]) -> None
             file.flush()
             os.fsync(file.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as error:
         tmp.unlink(missing_ok=True)
+        if isinstance(error, OSError) and error.filename is None:
+            error.filename = str(path)  # a failed write (a full disk) names no file of its own
         raise

@@ -20,6 +20,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import csv
 import dataclasses
@@ -413,13 +414,36 @@ def parse(trainer: Trainer, argv: list[str] | None, description: str) -> Any:
 
 
 def _command_line(config_type: type, **parse_args: Any) -> Any:
-    """tyro's configuration of the command line, its ``__post_init__`` checks run after tyro (:data:`_parsing`)."""
+    """tyro's configuration of the command line, its ``__post_init__`` checks run after tyro (:data:`_parsing`); an
+    option tyro cannot parse (a word for a number, an unknown option) is a ValueError of one line naming it, not
+    tyro's box (:func:`tyro_error`)."""
     token = _parsing.set(True)
+    printed = io.StringIO()
     try:
-        config = tyro.cli(config_type, **parse_args)
+        with contextlib.redirect_stderr(printed):
+            config = tyro.cli(config_type, **parse_args)
+    except SystemExit as exit:
+        if exit.code not in (0, None):
+            raise ValueError(tyro_error(printed.getvalue(), parse_args["prog"])) from None
+        sys.stderr.write(printed.getvalue())
+        raise
     finally:
         _parsing.reset(token)
+    sys.stderr.write(printed.getvalue())  # tyro's warnings, if any
     return dataclasses.replace(config)  # builds it again, checks included: a bad option raises ValueError here
+
+
+def tyro_error(printed: str, prog: str) -> str:
+    """One line of what tyro printed in its box when it refused a command line: the error (which names the option)
+    and the option it suggests, if any."""
+    body = [line.strip(" │╭╮╰╯\r") for line in printed.splitlines()[1:]]  # after the box's title
+    end = next((i for i, line in enumerate(body) if line and set(line) == {"─"}), len(body))
+    error = " ".join(line for line in body[:end] if line) or "the command line cannot be parsed"
+    suggestion = ""
+    if "Perhaps you meant:" in body:
+        options = [line.split()[0] for line in body[body.index("Perhaps you meant:") + 1 :] if line.startswith("--")]
+        suggestion = f" (perhaps you meant {options[0]})" if options else ""
+    return f"{error}{suggestion}; see {prog} --help"
 
 
 def stopped_message(trainer: Trainer, run_dir: str | None) -> str:
@@ -477,11 +501,29 @@ class CsvLog:
         self.step_field = step_field
 
     def _read(self) -> tuple[list[str], list[dict[str, str]]]:
+        """The columns and rows of the file; ValueError naming it for one that is not such a CSV file."""
         if not self.path.exists():
             return [], []
-        with self.path.open(newline="") as file:
-            reader = csv.DictReader(file)
-            return list(reader.fieldnames or []), list(reader)
+        try:
+            with self.path.open(newline="", encoding="utf-8") as file:
+                reader = csv.DictReader(file)
+                fields, rows = list(reader.fieldnames or []), list(reader)
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{self.path} is not a readable CSV log: not UTF-8 text (byte {error.start})") from None
+        except csv.Error as error:
+            raise ValueError(f"{self.path} is not a readable CSV log: {error}") from None
+        if rows and self.step_field not in fields:
+            raise ValueError(f"{self.path} is not a readable CSV log: it lacks its column {self.step_field!r}")
+        return fields, rows
+
+    def _step(self, row: dict[str, str]) -> int:
+        """The step of a row; ValueError naming the file, the column and the value for one that is no integer."""
+        try:
+            return int(row[self.step_field])
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{self.path}: column {self.step_field!r} must hold integers, got {row[self.step_field]!r}"
+            ) from None
 
     def _write(self, fields: list[str], rows: Iterable[dict[str, Any]]) -> None:
         text = io.StringIO(newline="")
@@ -493,7 +535,7 @@ class CsvLog:
     def keep_until(self, step: int) -> None:
         """Drop the rows logged after ``step`` (a run stopped after its last checkpoint; 0: every row)."""
         fields, rows = self._read()
-        kept = [row for row in rows if int(row[self.step_field]) <= step]
+        kept = [row for row in rows if self._step(row) <= step]
         if len(kept) < len(rows):
             self._write(fields, kept)
 
