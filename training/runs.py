@@ -216,14 +216,23 @@ def check_run_kind(trainer: str, run_dir: Path, resume: bool) -> None:
     )
 
 
-def from_saved(config_type: type, saved: dict[str, Any], source: Path | str = CONFIG_FILE, **place: Any) -> Any:
+def from_saved(
+    config_type: type,
+    saved: dict[str, Any],
+    source: Path | str = CONFIG_FILE,
+    check: Callable[[Any], Any] | None = None,
+    **place: Any,
+) -> Any:
     """The configuration of saved options (fields the dataclass no longer has are dropped), at ``place``; a saved
-    value of the wrong type (``"workers": "x"``) is a ValueError naming the option and ``source``."""
+    value of the wrong type (``"workers": "x"``) or refused by ``check`` (a trainer's ``resolve``: out of bounds) is
+    a ValueError naming the option and ``source``."""
     names = {f.name for f in dataclasses.fields(config_type)} - set(PLACE_FIELDS)
     options = {k: tuple(v) if isinstance(v, list) else v for k, v in saved.items() if k in names}
     try:
         config = config_type(**options, **place)
         check_types(config)
+        if check is not None:
+            check(config)
     except ValueError as error:
         raise ValueError(f"{source}: {error}") from None
     return config
@@ -408,7 +417,8 @@ def parse(trainer: Trainer, argv: list[str] | None, description: str) -> Any:
         saved = trainer.saved(run_dir)
         if saved is not None:
             source = run_dir / CONFIG_FILE if (run_dir / CONFIG_FILE).exists() else run_dir
-            default = from_saved(trainer.config_type, saved, source, run_dir=config.run_dir, resume=True)
+            default = from_saved(trainer.config_type, saved, source, trainer.resolve, run_dir=config.run_dir,
+                                 resume=True)  # fmt: skip
             config = _command_line(trainer.config_type, default=default, **parse_args)
     return config
 
@@ -436,13 +446,20 @@ def _command_line(config_type: type, **parse_args: Any) -> Any:
 def tyro_error(printed: str, prog: str) -> str:
     """One line of what tyro printed in its box when it refused a command line: the error (which names the option)
     and the option it suggests, if any."""
-    body = [line.strip(" │╭╮╰╯\r") for line in printed.splitlines()[1:]]  # after the box's title
-    end = next((i for i, line in enumerate(body) if line and set(line) == {"─"}), len(body))
-    error = " ".join(line for line in body[:end] if line) or "the command line cannot be parsed"
+    lines = [line.strip().strip("│|╭╮╰╯+").strip() for line in printed.splitlines()]  # the box's sides gone
+    lines = [line for line in lines if line][1:]  # and its title (on its top or a line of its own)
+    parts: list[list[str]] = [[]]
+    for line in lines:
+        if set(line) <= set("─-"):  # a rule between two parts of the box (rich draws it in ASCII or not)
+            parts.append([])
+        else:
+            parts[-1].append(line)
+    parts = [part for part in parts if part]
+    error = " ".join(parts[0]) if parts else "the command line cannot be parsed"
     suggestion = ""
-    if "Perhaps you meant:" in body:
-        options = [line.split()[0] for line in body[body.index("Perhaps you meant:") + 1 :] if line.startswith("--")]
-        suggestion = f" (perhaps you meant {options[0]})" if options else ""
+    for part in parts:
+        if part[0] == "Perhaps you meant:" and len(part) > 1:
+            suggestion = f" (perhaps you meant {part[1].split()[0]})"
     return f"{error}{suggestion}; see {prog} --help"
 
 
