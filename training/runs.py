@@ -179,9 +179,9 @@ def run_kind(run_dir: Path) -> str | None:
     if saved is not None and "trainer" in saved:
         trainer, version = saved["trainer"], saved.get("run_format")
         if not isinstance(trainer, str) or trainer not in RUN_KINDS:
-            raise ValueError(f"{path}: 'trainer' must be one of {', '.join(RUN_KINDS)}, got {trainer!r}")
+            raise ValueError(f"{path}: 'trainer' must be one of {', '.join(RUN_KINDS)}, got {excerpt(trainer)}")
         if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-            raise ValueError(f"{path}: 'run_format' must be a positive integer, got {version!r}")
+            raise ValueError(f"{path}: 'run_format' must be a positive integer, got {excerpt(version)}")
         if version > RUN_FORMAT:
             raise ValueError(
                 f"{path}: the run is of format {version}, written by a newer version of awale_env (this one reads "
@@ -284,13 +284,19 @@ def _has_type(value: Any, hint: Any) -> bool:
     return True
 
 
+def excerpt(value: Any, most: int = 80) -> str:
+    """``repr(value)``, cut to ``most`` characters: what a message quotes of a value read from a file."""
+    text = repr(value)
+    return text if len(text) <= most else f"{text[: most - 5]}...{text[-2:]}"
+
+
 def check_types(config: Any) -> None:
     """ValueError naming the first option of the dataclass ``config`` whose value is not of the field's type."""
     hints = typing.get_type_hints(type(config))
     for field in dataclasses.fields(config):
         value = getattr(config, field.name)
         if not _has_type(value, hints[field.name]):
-            raise ValueError(f"{option(field.name)} must be {_type_name(hints[field.name])}, got {value!r}")
+            raise ValueError(f"{option(field.name)} must be {_type_name(hints[field.name])}, got {excerpt(value)}")
 
 
 def check_number(config: Any, name: str, minimum: float, maximum: float | None = None, exclusive: bool = False) -> None:
@@ -305,7 +311,7 @@ def check_number(config: Any, name: str, minimum: float, maximum: float | None =
         allowed = f"a finite number {'>' if exclusive else '>='} {minimum:g}"
     else:
         allowed = f"in {'(' if exclusive else '['}{minimum:g}, {maximum:g}]"
-    raise ValueError(f"{option(name)} must be {allowed}, got {value!r}")
+    raise ValueError(f"{option(name)} must be {allowed}, got {excerpt(value)}")
 
 
 def check_integers(config: Any, bounds: dict[str, tuple[int, int]]) -> None:
@@ -320,9 +326,9 @@ def check_integers(config: Any, bounds: dict[str, tuple[int, int]]) -> None:
         if value < least:
             wanted = {0: "must not be negative", 1: "must be a positive integer"}.get(least)
             wanted = wanted or f"must be at least {least}"
-            raise ValueError(f"{option(name)} {wanted}, got {value!r}")
+            raise ValueError(f"{option(name)} {wanted}, got {excerpt(value)}")
         if value > most:
-            raise ValueError(f"{option(name)} must be at most {most:,}, got {value!r}")
+            raise ValueError(f"{option(name)} must be at most {most:,}, got {excerpt(value)}")
 
 
 @dataclass(frozen=True)
