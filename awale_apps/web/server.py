@@ -19,6 +19,7 @@ import h11
 from fastapi import Request
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from agents import AGENTS, parse_spec
 from awale_apps.web import thinker
 from awale_apps.web.errors import ApiError
 from awale_apps.web.live import GameStore, LiveGame
@@ -126,8 +127,6 @@ class Server:
 def searches(spec: str) -> bool:
     """Whether the agent of ``spec`` searches (takes a time per move) and so thinks for seconds; the others (random,
     greedy, a policy network) answer in milliseconds."""
-    from agents import AGENTS, parse_spec
-
     return "time" in AGENTS[parse_spec(spec)[0]].params
 
 
