@@ -2,8 +2,9 @@
 
 Reading runs no code from the file: arrays load with ``allow_pickle=False``, tensors with ``torch.load(...,
 weights_only=True)``, which refuses a pickle that would build any other Python object (:func:`load_tensors`), and
-a zip's declared sizes are checked before anything is decompressed, so a zip bomb fails at once
-(:func:`check_zip_sizes`; zipfile never unpacks more than a member declares). Every failure is a
+a zip's declared sizes are checked before anything is decompressed, each against what the member may hold (a JSON
+file kilobytes, a network's tensors what its declared shapes take), so a zip bomb fails at once
+(:func:`check_zip_sizes`, :func:`read_member`; zipfile never unpacks more than a member declares). Every failure is a
 :class:`~awale_env.errors.CheckpointError` naming the file and what is wrong. Writing goes through
 :func:`atomic_write`: the content made in memory, written to a temporary file beside the target, renamed over it
 when complete, removed on any failure.
@@ -37,16 +38,51 @@ _ZIP_MAGIC = b"PK\x03\x04"
 _PICKLE_PROTO = b"\x80"
 
 
+#: The most a JSON member (a configuration, an index) or the pickle of a torch file's structure may unpack to: they
+#: hold kilobytes (their tensors are members of their own).
+MAX_JSON_BYTES = 1 << 20
+MAX_PICKLE_BYTES = 16 << 20
+
+
+def member_cap(name: str) -> tuple[int, str]:
+    """The most the member ``name`` of a checkpoint zip may unpack to, by what it may hold, and who may hold that
+    much: kilobytes for a JSON file or the pickle of a torch file's structure, :data:`MAX_MEMBER_BYTES` for arrays and
+    tensors (whose loaders bound them closer by the network they declare, :func:`read_member`)."""
+    if name.endswith(".json"):
+        return MAX_JSON_BYTES, "a checkpoint's JSON member (kilobytes of settings)"
+    if name.endswith(".pkl"):
+        return MAX_PICKLE_BYTES, "the pickle of a torch file's structure (its tensors are members of their own)"
+    return MAX_MEMBER_BYTES, "a checkpoint member"
+
+
+def check_member_size(info: zipfile.ZipInfo, source: str, cap: int, holder: str) -> None:
+    """CheckpointError if the zip member ``info`` would unpack to more than the ``cap`` bytes ``holder`` may hold."""
+    if info.file_size > cap:
+        raise CheckpointError(
+            f"{source}: member {info.filename!r} would unpack to {info.file_size:,} bytes, more than the {cap:,} "
+            f"{holder} may hold (a zip bomb?): refused unread"
+        )
+
+
+def read_member(archive: zipfile.ZipFile, name: str, source: str, cap: int | None = None, holder: str = "") -> bytes:
+    """The bytes of the member ``name`` of ``archive``, once its declared size is checked against what it may hold
+    (:func:`member_cap`, or ``cap`` bytes that ``holder`` may hold when smaller): a member larger than that is
+    refused before anything is decompressed. KeyError for a member the zip lacks."""
+    info = archive.getinfo(name)
+    most, who = member_cap(name)
+    if cap is not None and cap < most:
+        most, who = cap, holder
+    check_member_size(info, source, most, who)
+    return archive.read(info)
+
+
 def check_zip_sizes(archive: zipfile.ZipFile, source: str) -> None:
-    """CheckpointError if a member of ``archive`` would unpack to more than :data:`MAX_MEMBER_BYTES`, or all of them
-    to more than :data:`MAX_TOTAL_BYTES` (read from the zip's directory: nothing is decompressed)."""
+    """CheckpointError if a member of ``archive`` would unpack to more than what it may hold (:func:`member_cap`:
+    kilobytes for a JSON file, at most :data:`MAX_MEMBER_BYTES`), or all of them to more than :data:`MAX_TOTAL_BYTES`
+    (read from the zip's directory: nothing is decompressed)."""
     total = 0
     for info in archive.infolist():
-        if info.file_size > MAX_MEMBER_BYTES:
-            raise CheckpointError(
-                f"{source}: member {info.filename!r} would unpack to {info.file_size:,} bytes, more than the "
-                f"{MAX_MEMBER_BYTES:,} a checkpoint member may hold (a zip bomb?)"
-            )
+        check_member_size(info, source, *member_cap(info.filename))
         total += info.file_size
     if total > MAX_TOTAL_BYTES:
         raise CheckpointError(
@@ -133,7 +169,7 @@ def atomic_write(path: str | Path, write: Callable[[IO[bytes]], object]) -> None
     """Call ``write(file)`` to produce the new content of ``path`` (in memory, so that a writer such as
     ``torch.save`` never sees a failing file), write it to a temporary file beside ``path``, sync it and rename it
     over ``path``: ``path`` is the old file or the new one, never half of one. On any failure (a full disk, Ctrl-C)
-    the temporary file is removed and the error raised."""
+    the temporary file is removed and the error raised (an OSError naming ``path``)."""
     path = Path(path)
     content = io.BytesIO()
     write(content)
@@ -144,6 +180,8 @@ def atomic_write(path: str | Path, write: Callable[[IO[bytes]], object]) -> None
             file.flush()
             os.fsync(file.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as error:
         tmp.unlink(missing_ok=True)
+        if isinstance(error, OSError) and error.filename is None:
+            error.filename = str(path)  # a failed write (a full disk) names no file of its own
         raise

@@ -33,7 +33,7 @@ from numba import njit
 
 from agents import kernels as kn
 from agents.base import check_seed, game_refusal
-from agents.checkpoint import load_arrays, load_tensors, open_zip
+from agents.checkpoint import load_arrays, load_tensors, open_zip, read_member
 from awale_env.errors import CheckpointError
 from awale_env.games import DEFAULT_GAME, GAMES, Game, game_of, get_game
 from awale_env.games.base import GAME_DEFAULT
@@ -316,13 +316,49 @@ def open_checkpoint(path: str | Path) -> zipfile.ZipFile:
 def read_config(archive: zipfile.ZipFile) -> dict[str, Any]:
     """The ``config.json`` of an open checkpoint, with its format checked (one the agent plays)."""
     try:
-        config = json.loads(archive.read("config.json"))
+        config = json.loads(read_member(archive, "config.json", str(archive.filename)))
     except (ValueError, UnicodeDecodeError) as error:
         raise CheckpointError(f"{archive.filename}: config.json is not valid JSON: {error}") from None
+    except RecursionError:
+        raise CheckpointError(f"{archive.filename}: config.json is not valid JSON: nested too deep") from None
     if not isinstance(config, dict) or config.get("format") not in PLAYABLE_FORMATS:
         found = config.get("format") if isinstance(config, dict) else None
         raise CheckpointError(f"{archive.filename}: format {found!r} is not one of {', '.join(PLAYABLE_FORMATS)}")
     return config
+
+
+#: Bytes a member holding a policy's tensors may hold beyond their values: array headers and names, a torch file's
+#: structure and alignment.
+NPZ_SLACK = 64 << 10
+TORCH_SLACK = 1 << 20
+
+
+def member_caps(config: dict[str, Any]) -> dict[str, tuple[int, str]]:
+    """The most each tensor member of a checkpoint may unpack to, by the policy its ``config.json`` declares (game,
+    features, hidden layers): ``policy.npz`` and the pool's snapshots its weights, ``policy.pth`` the SB3 policy's
+    (actor and critic), ``policy.optimizer.pth`` twice those (Adam's moments). Empty when the config declares no
+    readable policy (the loaders then name what is wrong)."""
+    try:
+        args = config["args"]
+        game = get_game(args["game"])
+        sizes = [input_size(game, args["features"]), *(int(width) for width in args["net_arch"]), game.num_actions]
+    except (KeyError, TypeError, ValueError):
+        return {}
+    weights = 4 * sum((inputs + 1) * outputs for inputs, outputs in zip(sizes, sizes[1:]))
+    holder = f"the policy config.json declares ({game.name}, {args['features']}, net_arch {sizes[1:-1]})"
+    return {
+        "npz": (weights + NPZ_SLACK, f"an array file of {holder}"),
+        "policy.pth": (2 * weights + TORCH_SLACK, f"the SB3 tensors of {holder}"),
+        "policy.optimizer.pth": (4 * weights + TORCH_SLACK, f"the optimizer's tensors of {holder}"),
+    }
+
+
+def read_tensor_member(archive: zipfile.ZipFile, name: str, source: str, config: dict[str, Any]) -> bytes:
+    """The member ``name`` of a checkpoint, refused unread when it declares more than its policy's tensors take
+    (:func:`member_caps`)."""
+    caps = member_caps(config)
+    cap, holder = caps.get("npz" if name.endswith(".npz") else name, (None, ""))
+    return read_member(archive, name, source, cap, holder)
 
 
 class PPOAgent:
@@ -355,7 +391,8 @@ class PPOAgent:
         """Play the policy of the checkpoint ``source`` from now on."""
         with open_checkpoint(source) as archive:
             self.config = read_config(archive)
-            self.net = PolicyNet.from_npz(archive.read("policy.npz"), f"{source}: policy.npz")
+            data = read_tensor_member(archive, "policy.npz", str(source), self.config)
+            self.net = PolicyNet.from_npz(data, f"{source}: policy.npz")
         self.path: Path | None = source
 
     @classmethod
@@ -477,18 +514,19 @@ def read_training_checkpoint(path: str | Path) -> TrainingCheckpoint:
             wrong += [] if isinstance(config["sb3"].get("n_updates"), int) else ["sb3.n_updates"]
         if wrong:
             raise CheckpointError(f"{path}: config.json lacks or mangles {', '.join(wrong)}")
-        policy = load_tensors(archive.read("policy.pth"), f"{path}: policy.pth")
-        optimizer = load_tensors(archive.read("policy.optimizer.pth"), f"{path}: policy.optimizer.pth")
+        member = partial(read_tensor_member, archive, source=str(path), config=config)
+        policy = load_tensors(member("policy.pth"), f"{path}: policy.pth")
+        optimizer = load_tensors(member("policy.optimizer.pth"), f"{path}: policy.optimizer.pth")
         try:
-            steps = json.loads(archive.read("pool/index.json"))
+            steps = json.loads(read_member(archive, "pool/index.json", str(path)))
             pool = [
-                (int(step), PolicyNet.from_npz(archive.read(f"pool/{i}.npz"), f"{path}: pool/{i}.npz"))
+                (int(step), PolicyNet.from_npz(member(f"pool/{i}.npz"), f"{path}: pool/{i}.npz"))
                 for i, step in enumerate(steps)
             ]
         except CheckpointError:
             raise
-        except (ValueError, TypeError, KeyError) as error:
-            raise CheckpointError(f"{path}: the opponent pool is unreadable: {error}") from None
+        except (ValueError, TypeError, KeyError, RecursionError) as error:
+            raise CheckpointError(f"{path}: the opponent pool is unreadable: {type(error).__name__}: {error}") from None
     if not isinstance(policy, dict) or not isinstance(optimizer, dict):
         raise CheckpointError(f"{path}: policy.pth and policy.optimizer.pth must hold state dicts")
     return TrainingCheckpoint(path, config, policy, optimizer, pool)

@@ -513,6 +513,9 @@ def train_rllib(ctx: typer.Context) -> None:
 #: The demo's opponents on every game, and the shipped agents that join them on the game they were trained for.
 DEMO_OPPONENTS = ("random", "greedy", "alphabeta:depth=2")
 DEMO_SHIPPED = {DEFAULT_GAME: ("ppo:pretrained",)}
+#: The most learner moves and arena games per pair the demo plays.
+DEMO_MAX_STEPS = 10**9
+DEMO_MAX_GAMES = 10_000
 
 
 @app.command()
@@ -531,11 +534,11 @@ def demo(
     from training import ppo_selfplay
     from training.arena import format_table, round_robin
 
-    if steps < 1 or workers < 1 or games < 2 or games % 2:
-        _fail(f"need --steps >= 1, --workers >= 1 and an even --games >= 2, got {steps}, {workers}, {games}")
+    if not 1 <= steps <= DEMO_MAX_STEPS or workers < 1 or not 2 <= games <= DEMO_MAX_GAMES or games % 2:
+        _fail(f"need --steps from 1 to {DEMO_MAX_STEPS:,}, --workers >= 1 and an even --games from 2 to "
+              f"{DEMO_MAX_GAMES:,}, got {steps}, {workers}, {games}")  # fmt: skip
     game = _game(game, None, None)[0].name
     run_dir = run_dir or Path("runs") / time.strftime("demo-%Y%m%d-%H%M%S")
-    typer.echo(f"1/2 self-play PPO for {steps:,} moves into {run_dir}")
     args = ppo_selfplay.Args(
         run_dir=str(run_dir),
         game=game,
@@ -545,6 +548,8 @@ def demo(
         eval_games=20,
         checkpoint_every=steps,
     )
+    ppo_selfplay.resolved(args)  # a bad --steps or --seed: one line before anything starts
+    typer.echo(f"1/2 self-play PPO for {steps:,} moves into {run_dir}")
     checkpoint = ppo_selfplay.train(args)
     trained = f"ppo:path={checkpoint}"
     typer.echo(f"2/2 arena: {games} games per pair, {workers} workers")

@@ -147,8 +147,10 @@ class GameRecord:
         try:
             partial.write_text(text)
             partial.replace(path)
-        except BaseException:
+        except BaseException as error:
             partial.unlink(missing_ok=True)
+            if isinstance(error, OSError) and error.filename is None:
+                error.filename = str(path)  # a failed write (a full disk) names no file of its own
             raise
 
     @classmethod

@@ -25,6 +25,7 @@ import copy
 import dataclasses
 import json
 import math
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,7 @@ from agents.alphazero.network import (
 )
 from agents.alphazero.selfplay import Samples, play_match
 from agents.checkpoint import load_arrays
+from agents.ppo import PLAY_MEMBERS
 from awale_env.games import DEFAULT_GAME, get_game
 from training import runs
 from training.alphazero_config import RESUMABLE, AlphaZeroConfig
@@ -167,7 +169,18 @@ def reference_scores(best_path: Path, config: AlphaZeroConfig, seed: int) -> dic
 
 
 def initial_network(config: AlphaZeroConfig) -> RingNet:
-    """The network of ``config.init_from``; a CheckpointError unless it plays the run's game with its shape."""
+    """The network of ``config.init_from``; a CheckpointError unless it is an AlphaZero network (not a run directory,
+    nor another trainer's checkpoint) that plays the run's game with its shape."""
+    path = Path(config.init_from)
+    wanted = "it takes an AlphaZero network: the best.pt of an alphazero or imitation run, or a network's .pt file"
+    if path.is_dir():
+        kind = runs.run_kind(path)
+        best = path / BEST_FILE
+        what = f"the directory of an `awale train {kind}` run" if kind else "a directory"
+        hint = f" ({best})" if kind in ("alphazero", "imitation") and best.is_file() else ""
+        raise CheckpointError(f"--init-from {str(path)!r} is {what}: {wanted}{hint}")
+    if is_ppo_checkpoint(path):
+        raise CheckpointError(f"--init-from {str(path)!r} is a PPO checkpoint (`awale train ppo`): {wanted}")
     net = load_network(config.init_from, config.game)
     if net.config != config.network_config():
         raise CheckpointError(
@@ -177,18 +190,29 @@ def initial_network(config: AlphaZeroConfig) -> RingNet:
     return net
 
 
+def is_ppo_checkpoint(path: Path) -> bool:
+    """Whether ``path`` is a PPO checkpoint: a zip holding the members a PPO agent plays from (a torch file is a zip
+    too, of other members)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return all(name in archive.namelist() for name in PLAY_MEMBERS)
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return False
+
+
 class Run:
     """The state of a training run: networks, optimizer, replay buffer, clock, logs (in a directory prepared by
-    :func:`training.runs.start`)."""
+    :func:`training.runs.start`). ``initial`` is the network of ``config.init_from`` when the caller has already
+    loaded it (:func:`train` does, before the run directory is touched)."""
 
-    def __init__(self, config: AlphaZeroConfig) -> None:
+    def __init__(self, config: AlphaZeroConfig, initial: RingNet | None = None) -> None:
         self.config = config
         self.dir = Path(config.run_dir)
         torch.manual_seed(config.seed)
         torch.set_num_threads(config.torch_threads)
         self.candidate = build_network(config.network_config())
         if config.init_from is not None and not config.resume:  # a resume has its own networks
-            self.candidate.load_state_dict(initial_network(config).state_dict())
+            self.candidate.load_state_dict((initial or initial_network(config)).state_dict())
         self.best = copy.deepcopy(self.candidate).eval()
         self.optimizer = torch.optim.AdamW(
             self.candidate.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
@@ -228,8 +252,9 @@ class Run:
             self.rng.bit_generator.state = json.loads(payload["rng"])
             torch.set_rng_state(payload["torch_rng"])
             elapsed = float(payload.get("elapsed", 0.0))
-        except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as error:
-            raise CheckpointError(f"{source} lacks or mangles the training state: {error}") from None
+        except runs.MANGLED_STATE as error:
+            detail = f"{type(error).__name__}: {error}"
+            raise CheckpointError(f"{source} lacks or mangles the training state: {detail}") from None
         if "replay" in payload:
             self.buffer.restore(payload["replay"], source)
         elif (self.dir / REPLAY_FILE).exists():
@@ -298,8 +323,11 @@ def generation_summary(run: Run, stats: dict[str, float], losses: dict[str, floa
 
 def train(config: AlphaZeroConfig) -> Run:
     """Run (or with ``config.resume`` continue) training to ``config.generations`` generations; return the run."""
+    initial = None
+    if config.init_from is not None and not config.resume:  # refused before the run directory is touched
+        initial = initial_network(resolved(config))
     config, _ = runs.start(TRAINER, config)
-    run = Run(config)
+    run = Run(config, initial)
     if config.backend == "ray":
         from training.ray_selfplay import RaySelfPlayPool  # imports Ray: only for this backend
 

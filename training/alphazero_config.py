@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import tyro
 
 from agents.alphazero.mcts import SearchConfig
-from agents.alphazero.network import NetworkConfig
+from agents.alphazero.network import NETWORK_LIMITS, NetworkConfig
 from agents.extras import needs_extra
 from awale_env.games import DEFAULT_GAME, GAMES
 from training import runs
@@ -30,6 +30,36 @@ RESUMABLE = (
     "backend",
     "address",
 )
+
+#: The bounds of the integer options (:func:`training.runs.check_integers`): what sizes memory (search trees, the
+#: replay buffer, batches), processes and threads is kept to what a machine holds.
+BOUNDS = {
+    "seed": (0, runs.MAX_SEED),
+    "generations": (1, runs.MAX_COUNT),
+    "channels": (1, NETWORK_LIMITS["channels"]),
+    "blocks": (1, NETWORK_LIMITS["blocks"]),
+    "value_hidden": (1, NETWORK_LIMITS["value_hidden"]),
+    "simulations": (1, 100_000),
+    "temperature_moves": (0, runs.MAX_PLIES),
+    "max_plies": (1, runs.MAX_PLIES),
+    "workers": (0, runs.MAX_WORKERS),
+    "games_per_worker": (1, 4096),
+    "moves_per_generation": (1, runs.MAX_PLIES),
+    "replay_size": (1, 5_000_000),
+    "min_replay": (0, 5_000_000),
+    "batch_size": (1, 65_536),
+    "torch_threads": (1, runs.MAX_TORCH_THREADS),
+    "gate_every": (1, runs.MAX_COUNT),
+    "gate_games": (1, 4096),
+    "gate_simulations": (1, 100_000),
+    "reference_every": (0, runs.MAX_COUNT),
+    "reference_games": (1, 100_000),
+    "reference_simulations": (1, 100_000),
+}
+#: The most games x simulations of one batched search (its trees: about 20 bytes per node, a node per move of each
+#: simulation: up to 2.7 GB for a game of 64 moves).
+MAX_SEARCH_NODES = 1 << 21
+MAX_SAMPLE_REUSE = 1000.0
 
 
 @dataclass
@@ -135,7 +165,7 @@ class AlphaZeroConfig(NetworkOptions):
     def check(self) -> None:
         """ValueError naming the first bad option and what it allows; run whenever a configuration is
         built, from Python, a command line or a run's config.json."""
-        for name in ("c_puct", "dirichlet_alpha", "sample_reuse", "learning_rate"):
+        for name in ("c_puct", "dirichlet_alpha", "learning_rate"):
             runs.check_number(self, name, 0, exclusive=True)
         for name in ("weight_decay", "value_loss_weight"):
             runs.check_number(self, name, 0)
@@ -144,17 +174,16 @@ class AlphaZeroConfig(NetworkOptions):
         runs.check_types(self)
         if self.game not in GAMES:
             raise ValueError(f"--game must be one of {', '.join(GAMES)}, got {self.game!r}")
-        positive = ("generations", "simulations", "games_per_worker", "moves_per_generation", "replay_size",
-                    "batch_size", "gate_every", "gate_games", "gate_simulations", "reference_games",
-                    "reference_simulations", "torch_threads", "channels", "blocks", "value_hidden")  # fmt: skip
-        for name in positive:
-            if getattr(self, name) < 1:
-                raise ValueError(f"{runs.option(name)} must be a positive integer, got {getattr(self, name)!r}")
-        for name in ("workers", "min_replay", "reference_every", "temperature_moves"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{runs.option(name)} must not be negative, got {getattr(self, name)!r}")
-        if self.max_plies is not None and self.max_plies < 1:
-            raise ValueError(f"--max-plies must be a positive integer, got {self.max_plies!r}")
+        runs.check_number(self, "sample_reuse", 0, MAX_SAMPLE_REUSE, exclusive=True)
+        runs.check_integers(self, BOUNDS)
+        for games, simulations in (("games_per_worker", "simulations"), ("gate_games", "gate_simulations")):
+            if getattr(self, games) * getattr(self, simulations) > MAX_SEARCH_NODES:
+                raise ValueError(
+                    f"{runs.option(games)} x {runs.option(simulations)} must be at most {MAX_SEARCH_NODES:,} (the "
+                    f"search trees of a batch of games), got {getattr(self, games)} x {getattr(self, simulations)}"
+                )
+        if self.min_replay > self.replay_size:
+            raise ValueError(f"--min-replay must be at most --replay-size ({self.replay_size}), got {self.min_replay}")
         if self.backend not in BACKENDS:
             raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
         if self.backend == "ray":

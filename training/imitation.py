@@ -20,10 +20,16 @@ may ask for more games or epochs. Every file is read without unpickling.
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import json
 import math
 import multiprocessing as mp
+import os
+import signal
+import sys
+import threading
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -35,6 +41,7 @@ from torch.nn import functional as F
 
 from agents.alphabeta import MAX_DEPTH, AlphaBetaAgent
 from agents.alphazero.network import (
+    NETWORK_LIMITS,
     CheckpointError,
     RingNet,
     build_network,
@@ -59,6 +66,26 @@ CHUNKS_DIR = "games"
 CHUNK_ARRAYS = ("obs", "action", "outcome", "score", "scored", "game")
 #: The options a resume may change: how many games and epochs, and how the run uses this machine.
 RESUMABLE = ("games", "epochs", "workers", "torch_threads", "progress")
+
+#: The bounds of the integer options (:func:`training.runs.check_integers`): the samples of every game are held in
+#: memory at once, so the games are bounded too.
+BOUNDS = {
+    "seed": (0, runs.MAX_SEED),
+    "channels": (1, NETWORK_LIMITS["channels"]),
+    "blocks": (1, NETWORK_LIMITS["blocks"]),
+    "value_hidden": (1, NETWORK_LIMITS["value_hidden"]),
+    "games": (1, 1_000_000),
+    "teacher_depth": (1, MAX_DEPTH),
+    "opening_min": (0, 1000),
+    "opening_max": (0, 1000),
+    "max_plies": (1, runs.MAX_PLIES),
+    "games_per_chunk": (1, 10_000),
+    "workers": (0, runs.MAX_WORKERS),
+    "epochs": (1, 1_000_000),
+    "batch_size": (1, 65_536),
+    "validation_every": (2, runs.MAX_COUNT),
+    "torch_threads": (1, runs.MAX_TORCH_THREADS),
+}
 
 
 @dataclass
@@ -118,24 +145,11 @@ class ImitationConfig(NetworkOptions):
         runs.check_number(self, "learning_rate", 0, exclusive=True)
         runs.check_number(self, "weight_decay", 0)
         runs.check_number(self, "score_weight", 0, 1)
-        positive = ("games", "teacher_depth", "games_per_chunk", "epochs", "batch_size", "torch_threads",
-                    "channels", "blocks", "value_hidden")  # fmt: skip
-        for name in positive:
-            if getattr(self, name) < 1:
-                raise ValueError(f"{runs.option(name)} must be a positive integer, got {getattr(self, name)!r}")
-        for name in ("workers", "opening_min"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{runs.option(name)} must not be negative, got {getattr(self, name)!r}")
-        if self.teacher_depth > MAX_DEPTH:
-            raise ValueError(f"--teacher-depth must be at most {MAX_DEPTH}, got {self.teacher_depth}")
+        runs.check_integers(self, BOUNDS)
         if self.opening_max < self.opening_min:
             raise ValueError(
                 f"--opening-max must be at least --opening-min ({self.opening_min}), got {self.opening_max}"
             )
-        if self.validation_every < 2:
-            raise ValueError(f"--validation-every must be at least 2, got {self.validation_every}")
-        if self.max_plies is not None and self.max_plies < 1:
-            raise ValueError(f"--max-plies must be a positive integer, got {self.max_plies!r}")
 
     @property
     def chunks(self) -> int:
@@ -230,7 +244,8 @@ def play_chunks(config: ImitationConfig, chunks: list[int], progress: runs.Progr
             play_chunk(config.to_dict(), chunk)
             progress.update(1, f"chunk {chunk} of the teacher's games written")
         return
-    with mp.get_context("spawn").Pool(min(config.workers, len(chunks))) as pool:
+    processes = min(config.workers, len(chunks))
+    with mp.get_context("spawn").Pool(processes, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
         for chunk in pool.imap_unordered(_play_chunk_job, [(config.to_dict(), chunk) for chunk in chunks]):
             progress.update(1, f"chunk {chunk} of the teacher's games written")
 
@@ -239,21 +254,69 @@ def _play_chunk_job(job: tuple[dict[str, Any], int]) -> int:
     return play_chunk(*job)
 
 
+#: prctl's option that sends this process a signal when its parent dies (Linux).
+PR_SET_PDEATHSIG = 1
+#: Seconds between two looks of a worker at its parent, where prctl is missing.
+PARENT_POLL_SECONDS = 1.0
+
+
+def die_with_parent(parent: int) -> None:
+    """Pool worker initializer: the worker ends when the trainer's process ``parent`` dies, even killed with SIGKILL
+    (which runs no cleanup and leaves the pool to play its chunks to the end): on Linux the kernel kills it
+    (prctl PDEATHSIG), elsewhere a thread of its own sees it orphaned within :data:`PARENT_POLL_SECONDS`."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    else:
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(PARENT_POLL_SECONDS)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the watch began
+        os._exit(1)
+
+
 def read_chunks(config: ImitationConfig) -> dict[str, np.ndarray]:
     """The samples of the chunks of the run's ``games``, checked; CheckpointError for a damaged file."""
     game = get_game(config.game)
     parts = []
     for chunk in range(config.chunks):
         path = chunk_path(Path(config.run_dir), chunk)
-        arrays = load_arrays(path.read_bytes(), repr(str(path)))
-        n = len(arrays.get("action", ()))
-        shapes = {"obs": (n, game.obs_size), **{name: (n,) for name in CHUNK_ARRAYS[1:]}}
-        if any(name not in arrays or arrays[name].shape != shape for name, shape in shapes.items()):
-            raise CheckpointError(f"{str(path)!r} does not hold teacher samples of {game.name} ({', '.join(shapes)})")
-        if n and not (0 <= arrays["action"].min() and arrays["action"].max() < game.num_actions):
-            raise CheckpointError(f"{str(path)!r} holds moves outside 0-{game.num_actions - 1}")
-        parts.append(arrays)
+        parts.append(check_chunk(load_arrays(path.read_bytes(), repr(str(path))), repr(str(path)), game))
     return {name: np.concatenate([p[name] for p in parts]) for name in CHUNK_ARRAYS}
+
+
+#: The kind of values of each array of a chunk (numpy's dtype kinds: f float, i/u integer, b bool).
+CHUNK_KINDS = {"obs": "f", "action": "iu", "outcome": "f", "score": "iu", "scored": "b", "game": "iu"}
+
+
+def check_chunk(arrays: dict[str, np.ndarray], source: str, game: Any) -> dict[str, np.ndarray]:
+    """The arrays of a chunk of ``game``'s teacher samples, checked: CheckpointError naming ``source`` and the array
+    that is missing, of the wrong shape or kind, or holds values no teacher game gives (a NaN or an infinity, a move
+    outside the game's, an outcome other than -1, 0 or 1), so that nothing damaged is trained on."""
+    n = len(arrays.get("action", ()))
+    shapes = {"obs": (n, game.obs_size), **{name: (n,) for name in CHUNK_ARRAYS[1:]}}
+    for name, shape in shapes.items():
+        if name not in arrays or arrays[name].shape != shape:
+            found = "missing" if name not in arrays else f"of shape {arrays[name].shape}"
+            raise CheckpointError(
+                f"{source}: array {name!r} is {found}, not {shape} (a chunk holds teacher samples of {game.name}: "
+                f"{', '.join(shapes)})"
+            )
+        if arrays[name].dtype.kind not in CHUNK_KINDS[name]:
+            kind = {"f": "floats", "iu": "integers", "b": "booleans"}[CHUNK_KINDS[name]]
+            raise CheckpointError(f"{source}: array {name!r} holds {arrays[name].dtype}, not {kind}")
+    for name in ("obs", "outcome"):
+        if not np.isfinite(arrays[name]).all():
+            raise CheckpointError(f"{source}: array {name!r} holds non-finite values (NaN or infinity)")
+    if n and not (0 <= arrays["action"].min() and arrays["action"].max() < game.num_actions):
+        raise CheckpointError(f"{source}: array 'action' holds moves outside 0-{game.num_actions - 1}")
+    if not np.isin(arrays["outcome"], (-1.0, 0.0, 1.0)).all():
+        raise CheckpointError(f"{source}: array 'outcome' holds values other than -1, 0 and 1")
+    return {name: arrays[name] for name in CHUNK_ARRAYS}
 
 
 def fit_score_scale(score: np.ndarray, outcome: np.ndarray) -> float:
@@ -373,8 +436,9 @@ class Run:
             self.rng.bit_generator.state = json.loads(payload["rng"])
             torch.set_rng_state(payload["torch_rng"])
             return float(payload["elapsed"])
-        except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as error:
-            raise CheckpointError(f"{source} lacks or mangles the training state: {error}") from None
+        except runs.MANGLED_STATE as error:
+            detail = f"{type(error).__name__}: {error}"
+            raise CheckpointError(f"{source} lacks or mangles the training state: {detail}") from None
 
     def save_best(self) -> None:
         save_checkpoint(self.dir / BEST_FILE, self.net, epoch=self.epoch, run_config=self.config.to_dict())

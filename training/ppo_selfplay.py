@@ -90,6 +90,28 @@ RESUMABLE = (
     "progress",
 )
 
+#: The bounds of the integer options (:func:`training.runs.check_integers`) and of the network and the rollout: what
+#: sizes memory, threads and the checkpoints is kept to what a machine holds.
+BOUNDS = {
+    "seed": (0, runs.MAX_SEED),
+    "total_timesteps": (1, runs.MAX_COUNT),
+    "n_envs": (1, 1024),
+    "n_steps": (1, 1 << 20),
+    "batch_size": (2, 1 << 20),  # advantages are normalised over a batch
+    "n_epochs": (1, 1000),
+    "max_plies": (1, runs.MAX_PLIES),
+    "snapshot_every": (1, runs.MAX_COUNT),
+    "pool_size": (1, 1000),
+    "eval_every": (1, runs.MAX_COUNT),
+    "eval_games": (1, 100_000),
+    "checkpoint_every": (1, runs.MAX_COUNT),
+    "keep_checkpoints": (1, 1000),
+    "torch_threads": (1, runs.MAX_TORCH_THREADS),
+}
+MAX_ROLLOUT = 1 << 20
+MAX_LAYERS = 16
+MAX_WIDTH = 4096
+
 
 @dataclass
 class Args:
@@ -275,8 +297,8 @@ def restore_rng_state(state: dict[str, Any], source: Path) -> None:
         kind, keys, pos, has_gauss, gauss = state["numpy"]
         np.random.set_state((kind, np.array(keys, dtype=np.uint32), pos, has_gauss, gauss))
         random.setstate(ast.literal_eval(state["python"]))
-    except (KeyError, TypeError, ValueError, SyntaxError, RuntimeError) as error:
-        raise CheckpointError(f"{source}: its random states are unreadable: {error}") from None
+    except (*runs.MANGLED_STATE, SyntaxError, MemoryError) as error:
+        raise CheckpointError(f"{source}: its random states are unreadable: {type(error).__name__}: {error}") from None
 
 
 def write_checkpoint(path: Path, model: MaskablePPO, args: Args, pool: OpponentPool, trainer: dict[str, Any]) -> None:
@@ -447,11 +469,12 @@ def check_args(args: Args) -> None:
     if args.pool_random + args.pool_greedy + args.pool_snapshots <= 0:
         raise ValueError("--pool-random, --pool-greedy and --pool-snapshots must not all be 0")
     runs.check_types(args)
-    positive = ["total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every", "pool_size"]
-    positive += ["eval_every", "eval_games", "checkpoint_every", "keep_checkpoints", "torch_threads", "max_plies"]
-    for name in positive:
-        if getattr(args, name) is not None and getattr(args, name) < 1:  # max_plies None: only the rules end a game
-            raise ValueError(f"{runs.option(name)} must be a positive integer, got {getattr(args, name)}")
+    runs.check_integers(args, BOUNDS)  # max_plies None: only the rules end a game
+    if args.n_envs * args.n_steps > MAX_ROLLOUT:
+        raise ValueError(
+            f"--n-envs x --n-steps must be at most {MAX_ROLLOUT:,} (the moves of an update, held in memory), got "
+            f"{args.n_envs} x {args.n_steps}"
+        )
     if args.eval_games % 2:
         raise ValueError(f"--eval-games must be even (each opening is played from both seats), got {args.eval_games}")
     try:
@@ -462,6 +485,8 @@ def check_args(args: Args) -> None:
         raise ValueError(f"--activation must be one of {', '.join(ACTIVATIONS)}, got {args.activation!r}")
     if not args.net_arch or min(args.net_arch) < 1:
         raise ValueError(f"--net-arch needs at least one positive layer width, got {args.net_arch}")
+    if len(args.net_arch) > MAX_LAYERS or max(args.net_arch) > MAX_WIDTH:
+        raise ValueError(f"--net-arch holds at most {MAX_LAYERS} layers of {MAX_WIDTH} units, got {args.net_arch}")
     for spec in args.eval_opponents:
         agents.parse_spec(spec)
 

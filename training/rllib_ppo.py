@@ -52,6 +52,20 @@ CHECKPOINT = f"{CHECKPOINT_DIR}/{TRAINER_FILE}"
 #: The options a resume may change: the run's length, its evaluations and checkpoints, and where it runs.
 RESUMABLE = ("iterations", "eval_every", "eval_games", "eval_opponents", "checkpoint_every", "address", "progress")
 
+#: The bounds of the integer options (:func:`training.runs.check_integers`).
+BOUNDS = {
+    "seed": (0, runs.MAX_SEED),
+    "iterations": (1, runs.MAX_COUNT),
+    "env_runners": (0, runs.MAX_WORKERS),
+    "envs_per_runner": (1, 1024),
+    "train_batch_size": (1, 1 << 20),
+    "minibatch_size": (1, 1 << 20),
+    "num_epochs": (1, 1000),
+    "eval_every": (1, runs.MAX_COUNT),
+    "eval_games": (1, 100_000),
+    "checkpoint_every": (1, runs.MAX_COUNT),
+}
+
 
 @dataclass
 class RLlibPPOConfig:
@@ -120,20 +134,16 @@ def resolved(config: RLlibPPOConfig) -> RLlibPPOConfig:
     for name in ("entropy", "vf_coef"):
         runs.check_number(config, name, 0)
     runs.check_types(config)
-    positive = ("iterations", "envs_per_runner", "train_batch_size", "minibatch_size", "num_epochs", "eval_every",
-                "eval_games", "checkpoint_every")  # fmt: skip
-    for name in positive:
-        value = getattr(config, name)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{runs.option(name)} must be a positive integer, got {value!r}")
-    if config.env_runners < 0:
-        raise ValueError(f"--env-runners must not be negative, got {config.env_runners}")
+    runs.check_integers(config, BOUNDS)
+    if config.minibatch_size > config.train_batch_size:
+        most = config.train_batch_size
+        raise ValueError(f"--minibatch-size must be at most --train-batch-size ({most}), got {config.minibatch_size}")
     if config.eval_games % 2:
         raise ValueError(f"--eval-games must be even (each opening is played from both seats), got {config.eval_games}")
     if config.activation not in ACTIVATIONS:
         raise ValueError(f"--activation must be one of {', '.join(ACTIVATIONS)}, got {config.activation!r}")
-    if not config.hidden or min(config.hidden) < 1:
-        raise ValueError(f"--hidden must be positive layer sizes, got {config.hidden}")
+    if not config.hidden or min(config.hidden) < 1 or len(config.hidden) > 16 or max(config.hidden) > 4096:
+        raise ValueError(f"--hidden must be 1 to 16 layer sizes from 1 to 4096, got {config.hidden}")
     for spec in config.eval_opponents:
         refusal = game_refusal(agents.make(spec), spec, config.game)
         if refusal is not None:
@@ -268,6 +278,17 @@ def save_checkpoint(algorithm: Any, run_dir: Path, elapsed: float) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+def saved_elapsed(run_dir: Path) -> float:
+    """The seconds the run has trained, from its checkpoint's trainer file; ValueError naming the file and the field
+    for a damaged one."""
+    path = run_dir / CHECKPOINT
+    saved = runs.read_json(path, "checkpoint file")
+    elapsed = saved.get("elapsed") if isinstance(saved, dict) else None
+    if isinstance(elapsed, bool) or not isinstance(elapsed, (int, float)) or not 0 <= elapsed < float("inf"):
+        raise ValueError(f"{path}: 'elapsed' must be a number of seconds, got {elapsed!r}")
+    return float(elapsed)
+
+
 def train(config: RLlibPPOConfig) -> Path:
     """Train (or with ``config.resume`` continue) a run; return its checkpoint directory."""
     import ray
@@ -277,10 +298,9 @@ def train(config: RLlibPPOConfig) -> Path:
     config, run_dir = runs.start(TRAINER, config)
     started_ray = connect(config.address)
     algorithm = ppo_config(config).build_algo()
-    elapsed = 0.0
+    elapsed = saved_elapsed(run_dir) if config.resume else 0.0
     if config.resume:
         algorithm.restore_from_path(str((run_dir / CHECKPOINT_DIR).resolve()))
-        elapsed = json.loads((run_dir / CHECKPOINT).read_text())["elapsed"]
     done = algorithm.iteration
     log = runs.CsvLog(run_dir / "metrics.csv", "iteration")
     log.keep_until(done)  # forget what a stopped run logged after its checkpoint

@@ -3,7 +3,10 @@
 * ``--run-dir DIR`` names the run's directory (default ``runs/<trainer>-<game>``, e.g. ``runs/ppo-awale16``) and
   ``--resume`` continues the run saved there from its last checkpoint. A new run refuses a directory that already
   holds one.
-* ``DIR/config.json`` holds the run's options. A resume starts from them: options given on its command line replace
+* ``DIR/config.json`` holds the run's options, and which trainer made the run and in which format (:data:`RUN_KEYS`):
+  a trainer refuses a directory holding another trainer's run (a resume or a new run) with one line, before it
+  writes anything; a run saved before the marker existed is told by its files and options (:func:`run_kind`). A resume
+  starts from the options: options given on its command line replace
   them, but only those of the trainer's :attr:`Trainer.resumable` (the run's length, workers, progress display,
   evaluations...); changing any other is refused with a one-line message that lists the ones that may change.
 * ``DIR/tb/`` holds the TensorBoard events (``tensorboard --logdir DIR/tb``, or ``--logdir runs`` for every run);
@@ -17,6 +20,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import csv
 import dataclasses
@@ -41,6 +45,24 @@ from agents.extras import MissingExtraError
 
 CONFIG_FILE = "config.json"
 TENSORBOARD_DIR = "tb"
+#: The keys of config.json that say which trainer made the run, and the format of its directory; never an option.
+RUN_KEYS = ("trainer", "run_format")
+#: The format of the run directories this version writes and reads; a higher one was written by a newer version.
+RUN_FORMAT = 1
+#: The most bytes a run's config.json may hold (it holds kilobytes of options): a larger one is refused unread.
+MAX_CONFIG_BYTES = 1 << 20
+#: Bounds of the options every trainer shares: seeds as numpy's and torch's generators take them, threads a machine
+#: can start, plies far beyond any game's limit and counts (generations, moves...) far beyond any run.
+MAX_SEED = 2**32 - 1
+MAX_TORCH_THREADS = 256
+MAX_WORKERS = 256
+MAX_PLIES = 1_000_000
+MAX_COUNT = 10**12
+#: What restoring a checkpoint's saved training state (counters, optimizer, random generators' states) raises when an
+#: entry is missing or mangled: a resume turns them into one CheckpointError naming the file.
+MANGLED_STATE = (
+    KeyError, TypeError, ValueError, RuntimeError, AttributeError, IndexError, OverflowError, RecursionError,
+)  # fmt: skip
 #: Fields of every trainer's configuration that say where the run is and how it starts, not what it is.
 PLACE_FIELDS = ("run_dir", "resume")
 #: Seconds between two plain progress lines in a log.
@@ -83,35 +105,134 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
-def save_config(run_dir: Path, config: Any) -> None:
-    """Write the run's options to ``run_dir/config.json`` (where the run is and how it started left out)."""
+def save_config(run_dir: Path, config: Any, trainer: str) -> None:
+    """Write the run's options to ``run_dir/config.json`` (where the run is and how it started left out), marked as
+    a run of ``trainer`` in this version's :data:`RUN_FORMAT`."""
     options = {k: v for k, v in dataclasses.asdict(config).items() if k not in PLACE_FIELDS}
-    text = json.dumps(options, indent=2) + "\n"
+    text = json.dumps({"trainer": trainer, "run_format": RUN_FORMAT, **options}, indent=2) + "\n"
     atomic_write(run_dir / CONFIG_FILE, lambda file: file.write(text.encode()))
 
 
-def read_config(run_dir: Path) -> dict[str, Any] | None:
-    """The options saved in ``run_dir/config.json``, None without one; ValueError for a file that is not JSON."""
-    path = Path(run_dir) / CONFIG_FILE
-    if not path.exists():
-        return None
+def read_json(path: Path, what: str, max_bytes: int = MAX_CONFIG_BYTES) -> Any:
+    """The JSON value of the file ``path``; ValueError naming the file (``what`` it should be) for one larger than
+    ``max_bytes`` (refused unread), not UTF-8, not JSON, or nested too deep for Python to read."""
+    with open(path, "rb") as file:
+        data = file.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise ValueError(f"{path} is not a readable {what}: larger than the {max_bytes:,} bytes it may hold")
     try:
-        options = json.loads(path.read_text())
-    except (ValueError, UnicodeDecodeError) as error:
-        raise ValueError(f"{path} is not a readable configuration: {error}") from None
-    if not isinstance(options, dict):
+        return json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path} is not a readable {what}: not UTF-8 text (byte {error.start})") from None
+    except ValueError as error:
+        raise ValueError(f"{path} is not a readable {what}: {error}") from None
+    except RecursionError:
+        raise ValueError(f"{path} is not a readable {what}: its JSON is nested too deep") from None
+
+
+def read_config(run_dir: Path) -> dict[str, Any] | None:
+    """The options saved in ``run_dir/config.json`` (without :data:`RUN_KEYS`), None without one; ValueError for a
+    file that is not a JSON object."""
+    saved = read_run_file(Path(run_dir))
+    return None if saved is None else {k: v for k, v in saved.items() if k not in RUN_KEYS}
+
+
+def read_run_file(run_dir: Path) -> dict[str, Any] | None:
+    """``run_dir/config.json`` as saved (options and :data:`RUN_KEYS`), None without one."""
+    path = run_dir / CONFIG_FILE
+    if not path.is_file():
+        return None
+    saved = read_json(path, "configuration")
+    if not isinstance(saved, dict):
         raise ValueError(f"{path} is not a readable configuration: not a JSON object")
-    return options
+    return saved
 
 
-def from_saved(config_type: type, saved: dict[str, Any], source: Path | str = CONFIG_FILE, **place: Any) -> Any:
+# --- which trainer made a run --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunKind:
+    """How to tell a run of one trainer made before config.json named it: ``files``, glob patterns of the files
+    only its runs hold, and ``options``, options only its configuration has."""
+
+    files: tuple[str, ...]
+    options: tuple[str, ...]
+
+
+#: Every trainer's runs (the RLlib trainer's included: its module needs Ray, this table does not). AlphaZero and
+#: imitation runs both hold ``state.pt`` and ``best.pt``; only imitation runs hold ``games/``.
+RUN_KINDS = {
+    "alphazero": RunKind(("state.pt", "best.pt", "replay.npz"), ("gate_every", "simulations", "replay_size")),
+    "imitation": RunKind(("games",), ("teacher_depth", "games_per_chunk")),
+    "ppo": RunKind(("checkpoints/last.zip", "checkpoints/step_*.zip"), ("total_timesteps", "n_steps")),
+    "rllib": RunKind(("checkpoint", "checkpoint.old"), ("env_runners", "iterations")),
+}
+
+
+def run_kind(run_dir: Path) -> str | None:
+    """The trainer that made the run in ``run_dir`` (None: the directory holds no run). Its config.json says so; a
+    run made before it did is told by its files and options, and ValueError says so when they are ambiguous (or
+    when config.json is unreadable or from a newer version)."""
+    saved = read_run_file(run_dir)
+    path = run_dir / CONFIG_FILE
+    if saved is not None and "trainer" in saved:
+        trainer, version = saved["trainer"], saved.get("run_format")
+        if not isinstance(trainer, str) or trainer not in RUN_KINDS:
+            raise ValueError(f"{path}: 'trainer' must be one of {', '.join(RUN_KINDS)}, got {excerpt(trainer)}")
+        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+            raise ValueError(f"{path}: 'run_format' must be a positive integer, got {excerpt(version)}")
+        if version > RUN_FORMAT:
+            raise ValueError(
+                f"{path}: the run is of format {version}, written by a newer version of awale_env (this one reads "
+                f"format {RUN_FORMAT}): upgrade awale_env to go on with it"
+            )
+        return trainer
+    by_files = {name for name, kind in RUN_KINDS.items() if any(next(run_dir.glob(p), None) for p in kind.files)}
+    if "imitation" in by_files:  # an imitation run holds AlphaZero's files too
+        by_files.discard("alphazero")
+    by_options = {name for name, kind in RUN_KINDS.items() if saved and any(key in saved for key in kind.options)}
+    found = by_files | by_options
+    if len(found) == 1:
+        return found.pop()
+    if found:
+        raise ValueError(
+            f"cannot tell which trainer made the run in {run_dir}: it holds files or options of "
+            f"{' and '.join(sorted(found))} runs (and no config.json naming its trainer); choose another --run-dir"
+        )
+    return None
+
+
+def check_run_kind(trainer: str, run_dir: Path, resume: bool) -> None:
+    """ValueError (one line) if ``run_dir`` holds a run of another trainer than ``trainer``: neither a resume nor a
+    new run may touch it."""
+    kind = run_kind(run_dir)
+    if kind is None or kind == trainer:
+        return
+    action = "resumed" if resume else "overwritten"
+    raise ValueError(
+        f"{run_dir} holds a run of `awale train {kind}`, not of `awale train {trainer}`: it cannot be {action} by "
+        f"this trainer; resume it with `awale train {kind} --run-dir {run_dir} --resume`, or choose another --run-dir"
+    )
+
+
+def from_saved(
+    config_type: type,
+    saved: dict[str, Any],
+    source: Path | str = CONFIG_FILE,
+    check: Callable[[Any], Any] | None = None,
+    **place: Any,
+) -> Any:
     """The configuration of saved options (fields the dataclass no longer has are dropped), at ``place``; a saved
-    value of the wrong type (``"workers": "x"``) is a ValueError naming the option and ``source``."""
+    value of the wrong type (``"workers": "x"``) or refused by ``check`` (a trainer's ``resolve``: out of bounds) is
+    a ValueError naming the option and ``source``."""
     names = {f.name for f in dataclasses.fields(config_type)} - set(PLACE_FIELDS)
     options = {k: tuple(v) if isinstance(v, list) else v for k, v in saved.items() if k in names}
     try:
         config = config_type(**options, **place)
         check_types(config)
+        if check is not None:
+            check(config)
     except ValueError as error:
         raise ValueError(f"{source}: {error}") from None
     return config
@@ -163,13 +284,19 @@ def _has_type(value: Any, hint: Any) -> bool:
     return True
 
 
+def excerpt(value: Any, most: int = 80) -> str:
+    """``repr(value)``, cut to ``most`` characters: what a message quotes of a value read from a file."""
+    text = repr(value)
+    return text if len(text) <= most else f"{text[: most - 5]}...{text[-2:]}"
+
+
 def check_types(config: Any) -> None:
     """ValueError naming the first option of the dataclass ``config`` whose value is not of the field's type."""
     hints = typing.get_type_hints(type(config))
     for field in dataclasses.fields(config):
         value = getattr(config, field.name)
         if not _has_type(value, hints[field.name]):
-            raise ValueError(f"{option(field.name)} must be {_type_name(hints[field.name])}, got {value!r}")
+            raise ValueError(f"{option(field.name)} must be {_type_name(hints[field.name])}, got {excerpt(value)}")
 
 
 def check_number(config: Any, name: str, minimum: float, maximum: float | None = None, exclusive: bool = False) -> None:
@@ -184,7 +311,24 @@ def check_number(config: Any, name: str, minimum: float, maximum: float | None =
         allowed = f"a finite number {'>' if exclusive else '>='} {minimum:g}"
     else:
         allowed = f"in {'(' if exclusive else '['}{minimum:g}, {maximum:g}]"
-    raise ValueError(f"{option(name)} must be {allowed}, got {value!r}")
+    raise ValueError(f"{option(name)} must be {allowed}, got {excerpt(value)}")
+
+
+def check_integers(config: Any, bounds: dict[str, tuple[int, int]]) -> None:
+    """ValueError naming the first integer option of ``config`` (one of ``bounds``: name -> (least, most); a None
+    value is not checked) outside its bounds, and what it allows. The upper bounds keep a run within what a machine
+    can hold (an option that sizes memory, threads or processes) or count (a number of moves...): a huge value is
+    refused here, not met as a MemoryError or a crash later."""
+    for name, (least, most) in bounds.items():
+        value = getattr(config, name)
+        if value is None or not isinstance(value, int):
+            continue  # the type is check_types' to name
+        if value < least:
+            wanted = {0: "must not be negative", 1: "must be a positive integer"}.get(least)
+            wanted = wanted or f"must be at least {least}"
+            raise ValueError(f"{option(name)} {wanted}, got {excerpt(value)}")
+        if value > most:
+            raise ValueError(f"{option(name)} must be at most {most:,}, got {excerpt(value)}")
 
 
 @dataclass(frozen=True)
@@ -248,6 +392,7 @@ def start(trainer: Trainer, config: Any) -> tuple[Any, Path]:
     FileNotFoundError for a resume without a checkpoint, ValueError for a change a resume may not make."""
     config = trainer.resolve(config)
     run_dir = Path(config.run_dir)
+    check_run_kind(trainer.name, run_dir, config.resume)
     if config.resume:
         if not trainer.checkpoints(run_dir):
             raise FileNotFoundError(f"no checkpoint to resume from: {run_dir / trainer.checkpoint} does not exist")
@@ -260,7 +405,7 @@ def start(trainer: Trainer, config: Any) -> tuple[Any, Path]:
             f"{run_dir} already holds a run: add --resume to continue it, or choose another --run-dir"
         )
     run_dir.mkdir(parents=True, exist_ok=True)
-    save_config(run_dir, config)
+    save_config(run_dir, config, trainer.name)
     return config, run_dir
 
 
@@ -274,22 +419,54 @@ def parse(trainer: Trainer, argv: list[str] | None, description: str) -> Any:
     config = _command_line(trainer.config_type, **parse_args)
     if config.resume:
         run_dir = Path(trainer.resolve(config).run_dir)
+        check_run_kind(trainer.name, run_dir, resume=True)
         saved = trainer.saved(run_dir)
         if saved is not None:
             source = run_dir / CONFIG_FILE if (run_dir / CONFIG_FILE).exists() else run_dir
-            default = from_saved(trainer.config_type, saved, source, run_dir=config.run_dir, resume=True)
+            default = from_saved(trainer.config_type, saved, source, trainer.resolve, run_dir=config.run_dir,
+                                 resume=True)  # fmt: skip
             config = _command_line(trainer.config_type, default=default, **parse_args)
     return config
 
 
 def _command_line(config_type: type, **parse_args: Any) -> Any:
-    """tyro's configuration of the command line, its ``__post_init__`` checks run after tyro (:data:`_parsing`)."""
+    """tyro's configuration of the command line, its ``__post_init__`` checks run after tyro (:data:`_parsing`); an
+    option tyro cannot parse (a word for a number, an unknown option) is a ValueError of one line naming it, not
+    tyro's box (:func:`tyro_error`)."""
     token = _parsing.set(True)
+    printed = io.StringIO()
     try:
-        config = tyro.cli(config_type, **parse_args)
+        with contextlib.redirect_stderr(printed):
+            config = tyro.cli(config_type, **parse_args)
+    except SystemExit as exit:
+        if exit.code not in (0, None):
+            raise ValueError(tyro_error(printed.getvalue(), parse_args["prog"])) from None
+        sys.stderr.write(printed.getvalue())
+        raise
     finally:
         _parsing.reset(token)
+    sys.stderr.write(printed.getvalue())  # tyro's warnings, if any
     return dataclasses.replace(config)  # builds it again, checks included: a bad option raises ValueError here
+
+
+def tyro_error(printed: str, prog: str) -> str:
+    """One line of what tyro printed in its box when it refused a command line: the error (which names the option)
+    and the option it suggests, if any."""
+    lines = [line.strip().strip("│|╭╮╰╯+").strip() for line in printed.splitlines()]  # the box's sides gone
+    lines = [line for line in lines if line][1:]  # and its title (on its top or a line of its own)
+    parts: list[list[str]] = [[]]
+    for line in lines:
+        if set(line) <= set("─-"):  # a rule between two parts of the box (rich draws it in ASCII or not)
+            parts.append([])
+        else:
+            parts[-1].append(line)
+    parts = [part for part in parts if part]
+    error = " ".join(parts[0]) if parts else "the command line cannot be parsed"
+    suggestion = ""
+    for part in parts:
+        if part[0] == "Perhaps you meant:" and len(part) > 1:
+            suggestion = f" (perhaps you meant {part[1].split()[0]})"
+    return f"{error}{suggestion}; see {prog} --help"
 
 
 def stopped_message(trainer: Trainer, run_dir: str | None) -> str:
@@ -347,11 +524,29 @@ class CsvLog:
         self.step_field = step_field
 
     def _read(self) -> tuple[list[str], list[dict[str, str]]]:
+        """The columns and rows of the file; ValueError naming it for one that is not such a CSV file."""
         if not self.path.exists():
             return [], []
-        with self.path.open(newline="") as file:
-            reader = csv.DictReader(file)
-            return list(reader.fieldnames or []), list(reader)
+        try:
+            with self.path.open(newline="", encoding="utf-8") as file:
+                reader = csv.DictReader(file)
+                fields, rows = list(reader.fieldnames or []), list(reader)
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{self.path} is not a readable CSV log: not UTF-8 text (byte {error.start})") from None
+        except csv.Error as error:
+            raise ValueError(f"{self.path} is not a readable CSV log: {error}") from None
+        if rows and self.step_field not in fields:
+            raise ValueError(f"{self.path} is not a readable CSV log: it lacks its column {self.step_field!r}")
+        return fields, rows
+
+    def _step(self, row: dict[str, str]) -> int:
+        """The step of a row; ValueError naming the file, the column and the value for one that is no integer."""
+        try:
+            return int(row[self.step_field])
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{self.path}: column {self.step_field!r} must hold integers, got {row[self.step_field]!r}"
+            ) from None
 
     def _write(self, fields: list[str], rows: Iterable[dict[str, Any]]) -> None:
         text = io.StringIO(newline="")
@@ -363,7 +558,7 @@ class CsvLog:
     def keep_until(self, step: int) -> None:
         """Drop the rows logged after ``step`` (a run stopped after its last checkpoint; 0: every row)."""
         fields, rows = self._read()
-        kept = [row for row in rows if int(row[self.step_field]) <= step]
+        kept = [row for row in rows if self._step(row) <= step]
         if len(kept) < len(rows):
             self._write(fields, kept)
 

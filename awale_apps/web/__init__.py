@@ -55,18 +55,11 @@ def serve(
     app = create_app(
         max_games, max_think_seconds, presets, workers, hosts, max_queue, max_client_queue, max_memory_mb, records
     )
-    # limit_concurrency bounds the connections served at once; the rest get 503 rather than queueing without end.
-    # On Ctrl-C, requests still waiting for an agent get at most one think's time to be answered; then uvicorn's
-    # Server (not uvicorn.run, which swallows it) raises the signal again: KeyboardInterrupt here.
-    config = uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        limit_concurrency=64,
-        timeout_keep_alive=5,
-        timeout_graceful_shutdown=max_think_seconds + 1,
-    )
-    uvicorn.Server(config).run()
+    # Connections bounded in number, per client and in time (awale_apps.web.server.uvicorn_config). On Ctrl-C, uvicorn's
+    # Server (not uvicorn.run, which swallows it) raises the signal again once shut down: KeyboardInterrupt here.
+    from awale_apps.web.server import uvicorn_config
+
+    uvicorn.Server(uvicorn_config(app, host, port, max_think_seconds)).run()
 
 
 def __getattr__(name: str) -> Any:

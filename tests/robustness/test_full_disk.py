@@ -52,6 +52,7 @@ def test_a_full_disk_loses_no_record(registry_game, tmp_path, name):
     with file_size_limit(16), pytest.raises(OSError) as failure:
         later.save(path)
     assert failure.value.errno in (errno.EFBIG, errno.ENOSPC)
+    assert failure.value.filename == str(path)  # the one line of a command names the file (issue 29)
     assert path.read_bytes() == saved and GameRecord.load(path) == earlier, "the earlier record was damaged"
     assert list(tmp_path.iterdir()) == [path], "a partial file was left behind"
     with file_size_limit(16), pytest.raises(OSError):

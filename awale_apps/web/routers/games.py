@@ -14,7 +14,7 @@ from awale_apps.web import thinker
 from awale_apps.web.errors import ApiError
 from awale_apps.web.live import LiveGame, web_games
 from awale_apps.web.opponents import PREPARE_SECONDS, AgentUnavailable, check_spec
-from awale_apps.web.server import MAX_PLIES_ALLOWED, MAX_SPEC_CHARS, Server, client_of, current_server
+from awale_apps.web.server import MAX_PLIES_ALLOWED, MAX_SPEC_CHARS, Server, client_of, current_server, searches
 from awale_env.errors import IllegalMoveError
 from awale_env.games import DEFAULT_GAME, get_game
 
@@ -98,7 +98,7 @@ async def create_game(request: NewGame, server: ServerDependency, http: Request)
     if seat == "random":
         seat = (random.Random(request.seed) if request.seed is not None else random.SystemRandom()).randrange(2)
     game_id = secrets.token_urlsafe(12)
-    with server.queue_place(client_of(http)):
+    with server.queue_place(client_of(http), thinking=searches(spec) and initial.to_move != seat):
         worker = server.thinkers.assign()
         try:
             name = await server.thinkers.run(
@@ -140,7 +140,7 @@ async def post_move(game_id: str, request: MoveRequest, server: ServerDependency
         except IllegalMoveError as error:
             raise ApiError(400, str(error)) from None
         states = [*game.states, state.play(action)]
-        with server.queue_place(client_of(http)):
+        with server.queue_place(client_of(http), thinking=searches(game.opponent) and not states[-1].is_terminal):
             moves, seconds = await server.agent_moves(game, states)
         game.states = states
         game.moves = [*game.moves, action, *moves]
