@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from typing import Annotated, Any
 
@@ -34,13 +35,24 @@ LAUNCHED = time.monotonic()
 DEFAULT_AGENT = f"alphabeta:time={DEFAULT_BUDGET:g}"
 
 
+#: One writer on standard error at a time: the engine's thread logs while the main one answers.
+STDERR_LOCK = threading.Lock()
+
+
+def say(text: str) -> None:
+    """``text`` and a newline on standard error in one write, flushed, never interleaved with another thread's."""
+    with STDERR_LOCK:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
+
 def log(message: str) -> None:
-    print(f"awale bot: {message}", file=sys.stderr, flush=True)
+    say(f"awale bot: {message}")
 
 
 def fail(message: str, code: int = 2) -> None:
     """One line ``error: ...`` on standard error and exit ``code``."""
-    print("error: " + " ".join(message.split()), file=sys.stderr, flush=True)
+    say("error: " + " ".join(message.split()))
     raise typer.Exit(code)
 
 
@@ -140,7 +152,7 @@ def run_bot(
     def on_error(error: BaseException) -> None:
         """The engine cannot load: one line and exit at once, whatever the main thread waits for."""
         if not isinstance(error, typer.Exit):
-            print("error: " + " ".join(str(error).split()), file=sys.stderr, flush=True)
+            say("error: " + " ".join(str(error).split()))
         os._exit(error.exit_code if isinstance(error, typer.Exit) else 2)
 
     engine = Engine(spec, resolve, seed, on_error, log)
@@ -151,8 +163,8 @@ def run_bot(
         session.play(LineReader(sys.stdin.buffer), LAUNCHED)
     except ProtocolError as error:
         position = "" if session.state is None else f"\n{session.state}"
-        print(f"error: {error}; moves so far: {' '.join(session.history) or 'none'}{position}", file=sys.stderr)
+        say(f"error: {error}; moves so far: {' '.join(session.history) or 'none'}{position}")
         raise typer.Exit(2) from None
     except BrokenPipeError:
-        print("error: the referee closed the bot's standard output", file=sys.stderr, flush=True)
+        say("error: the referee closed the bot's standard output")
         os._exit(1)  # not through the interpreter's exit, which would flush the closed output again
