@@ -55,7 +55,7 @@ from agents.alphazero.network import (
     save_checkpoint,
 )
 from agents.alphazero.selfplay import Samples, SelfPlay, play_match
-from agents.checkpoint import load_arrays, load_tensors
+from agents.checkpoint import atomic_write, load_arrays, load_tensors
 from agents.extras import needs_extra
 from awale_env.games import DEFAULT_GAME, GAMES, get_game
 from training import runs
@@ -66,6 +66,8 @@ STATE_FILE = "state.pt"
 BEST_FILE = "best.pt"
 #: Where runs kept the replay buffer before ``state.pt`` held it (read when resuming such a run).
 REPLAY_FILE = "replay.npz"
+#: Where ``--snapshot-every`` keeps copies of ``best.pt``.
+SNAPSHOTS_DIR = "snapshots"
 #: Seconds a self-play process waits for a job before checking that the learner is still alive.
 WORKER_POLL_SECONDS = 2.0
 #: The options a resume may change: the run's length, its workers, its reference matches and how it runs here.
@@ -76,6 +78,7 @@ RESUMABLE = (
     "references",
     "reference_games",
     "reference_simulations",
+    "snapshot_every",
     "torch_threads",
     "progress",
     "backend",
@@ -176,6 +179,8 @@ class AlphaZeroConfig(NetworkOptions):
     """games against each reference (even: pairs with seats swapped)"""
     reference_simulations: int = 100
     """simulations per move of the best network in reference matches"""
+    snapshot_every: int = 0
+    """generations between copies of best.pt kept as snapshots/gen_<generation>.pt, for learning curves (0: none)"""
     progress: bool = True
     """show progress: a bar on a terminal, a line per generation in a log"""
 
@@ -201,7 +206,7 @@ class AlphaZeroConfig(NetworkOptions):
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"{runs.option(name)} must be a positive integer, got {getattr(self, name)!r}")
-        for name in ("workers", "min_replay", "reference_every", "temperature_moves"):
+        for name in ("workers", "min_replay", "reference_every", "snapshot_every", "temperature_moves"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{runs.option(name)} must not be negative, got {getattr(self, name)!r}")
         if self.max_plies is not None and self.max_plies < 1:
@@ -577,6 +582,13 @@ class Run:
             run_config=self.config.to_dict(),
         )
 
+    def save_snapshot(self) -> None:
+        """Keep a copy of ``best.pt`` as ``snapshots/gen_<generation>.pt`` (the points of a learning curve:
+        :mod:`training.baselines`)."""
+        best = (self.dir / BEST_FILE).read_bytes()
+        (self.dir / SNAPSHOTS_DIR).mkdir(exist_ok=True)
+        atomic_write(self.dir / SNAPSHOTS_DIR / f"gen_{self.generation:05d}.pt", lambda file: file.write(best))
+
     def save_state(self) -> None:
         """Write ``state.pt``, everything a resume goes on from, replay buffer included: the generation's last
         write, so that ``best.pt`` and ``metrics.csv``, written before it, never run ahead of it after a resume."""
@@ -666,6 +678,8 @@ def train(config: AlphaZeroConfig) -> Run:
                 **{f"vs_{reference}": "" for reference in config.references},
             }
             run.save_best()
+            if config.snapshot_every and run.generation % config.snapshot_every == 0:
+                run.save_snapshot()
             if config.reference_every and run.generation % config.reference_every == 0:
                 try:
                     for reference, score in reference_scores(run.dir / BEST_FILE, config, run.generation).items():

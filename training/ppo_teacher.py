@@ -111,25 +111,30 @@ def _play_chunk_job(job: tuple[dict[str, Any], str, int]) -> int:
 
 
 def check_options(teacher_dir: Path, options: TeacherOptions) -> None:
-    """Save ``options`` beside the games, or check that the games already there were played with them."""
+    """Save ``options`` beside the games, or check that the games already there were played with them (but for their
+    number: game i is the same whatever the number of games, so a run asking for more or fewer reuses them)."""
     path = teacher_dir / OPTIONS_FILE
+    wanted = {key: value for key, value in asdict(options).items() if key != "games"}
     if path.exists():
         saved = json.loads(path.read_text())
-        if saved != asdict(options):
+        if saved != wanted:
             raise ValueError(
-                f"{teacher_dir} holds teacher games played with {saved}, not {asdict(options)}: remove it or choose "
-                "another --run-dir"
+                f"{teacher_dir} holds teacher games played with {saved}, not {wanted}: remove it or choose another "
+                "--run-dir"
             )
         return
     teacher_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, lambda file: file.write(json.dumps(asdict(options)).encode()))
+    atomic_write(path, lambda file: file.write(json.dumps(wanted).encode()))
 
 
 def play_games(options: TeacherOptions, teacher_dir: Path, workers: int, progress: runs.Progress) -> None:
     """Play the chunks of teacher games not yet written, in ``workers`` processes (none: here)."""
     check_options(teacher_dir, options)
     config = options.imitation_config(teacher_dir, workers)
-    imitation.chunk_path(teacher_dir, 0).parent.mkdir(parents=True, exist_ok=True)
+    games_dir = imitation.chunk_path(teacher_dir, 0).parent
+    games_dir.mkdir(parents=True, exist_ok=True)
+    for unfinished in games_dir.glob("*.tmp"):  # what a killed run was writing
+        unfinished.unlink()
     jobs = [(asdict(options), str(teacher_dir), chunk) for chunk in imitation.missing_chunks(config)]
     if workers == 0 or not jobs:
         for job in jobs:
