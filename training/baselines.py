@@ -132,9 +132,10 @@ def metrics_times(run_dir: Path, field: str) -> dict[int, float]:
 
 def alphazero_checkpoints(run_dir: Path, simulations: int) -> list[Checkpoint]:
     """The ``snapshots/gen_*.pt`` of an AlphaZero run, with their generation's training time from metrics.csv."""
-    times = metrics_times(run_dir, "generation")
+    snapshots = sorted((run_dir / "snapshots").glob("gen_*.pt"))
+    times = metrics_times(run_dir, "generation") if snapshots else {}
     found = []
-    for path in sorted((run_dir / "snapshots").glob("gen_*.pt")):
+    for path in snapshots:
         match = ALPHAZERO_SNAPSHOT.fullmatch(path.name)
         if match is None:
             continue
