@@ -15,10 +15,17 @@ pytest.importorskip("sb3_contrib")
 
 import torch  # noqa: E402
 
-from agents.ppo import PPOAgent, input_size, new_sb3_model, relative_legal_mask, sb3_env  # noqa: E402
+from agents.ppo import (  # noqa: E402
+    PPOAgent,
+    input_size,
+    new_sb3_model,
+    read_training_checkpoint,
+    relative_legal_mask,
+    sb3_env,
+)
 from awale_env.games import get_game  # noqa: E402
 from training import ppo_teacher  # noqa: E402
-from training.ppo_selfplay import Args, OpponentPool, PoolOpponent, resolved, train  # noqa: E402
+from training.ppo_selfplay import Args, OpponentPool, PoolOpponent, resolved, train, without_pool  # noqa: E402
 
 
 def teacher_args(run_dir: Path, **changes) -> Args:
@@ -61,6 +68,17 @@ def test_cloning_starts_the_run_from_the_teachers_moves_and_a_resume_does_not_cl
     with zipfile.ZipFile(final) as archive:
         assert json.loads(archive.read("pool/index.json"))[0] == 0  # and joins the pool
         assert json.loads(archive.read("config.json"))["args"]["league"] == ["alphabeta:depth=1"]
+
+    # the file to ship: the same policy and tensors without the pool
+    shipped = tmp_path / "shipped.zip"
+    without_pool(final, shipped)
+    with zipfile.ZipFile(shipped) as archive:
+        assert json.loads(archive.read("pool/index.json")) == [] and not any(
+            n.endswith(".npz") and n.startswith("pool/") for n in archive.namelist()
+        )
+    assert read_training_checkpoint(shipped).policy.keys() == read_training_checkpoint(final).policy.keys()
+    for w, v in zip(PPOAgent.load(shipped).net.weights, PPOAgent.load(final).net.weights):
+        np.testing.assert_array_equal(w, v)
 
     # a resume goes on from the checkpoint without playing or cloning again
     chunk = run_dir / "teacher" / "games" / "chunk-00000.npz"

@@ -54,6 +54,8 @@ from agents.checkpoint import atomic_write
 from agents.ppo import (
     ACTIVATIONS,
     CHECKPOINT_FORMAT,
+    PLAY_MEMBERS,
+    TRAINING_MEMBERS,
     PolicyNet,
     PPOAgent,
     TrainingCheckpoint,
@@ -377,6 +379,23 @@ def newest_checkpoint(run_dir: Path) -> TrainingCheckpoint:
         found = f"{errors[0]}" if errors else "there is none"
         raise CheckpointError(f"no complete checkpoint to resume from in {run_dir / CHECKPOINT_DIR}: {found}")
     return newest
+
+
+def without_pool(path: str | Path, out: str | Path) -> None:
+    """Copy the checkpoint ``path`` (checked as a resume checks it) to ``out`` without its opponent pool: the file
+    ``agents/pretrained`` ships, a fraction of the size. It plays and fine-tunes as the original; a resume from it
+    starts with an empty pool."""
+    read_training_checkpoint(path)
+    with open_checkpoint(path) as archive:
+        members = {name: archive.read(name) for name in (*PLAY_MEMBERS, *TRAINING_MEMBERS)}
+    members["pool/index.json"] = b"[]"
+
+    def write(file: Any) -> None:
+        with zipfile.ZipFile(file, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for name, data in members.items():
+                archive.writestr(name, data)
+
+    atomic_write(Path(out), write)
 
 
 # --- the training loop ---------------------------------------------------------------------------------------------
