@@ -77,6 +77,17 @@ def test_a_ppo_runs_checkpoints_are_rated_at_their_training_times(tmp_path):
     assert anchors_file.stat().st_mtime_ns == stamp
     assert [row["step"] for row in again["checkpoints"]] == [512, 1024]  # every 2nd, and always the last
 
+    # a checkpoint already rated (same name, anchors, games, seed) is not played again
+    rated = json.loads((out / "tiny-ppo.json").read_text())
+    rated["checkpoints"][0]["results"]["random"] = [9, 9, 9]
+    (out / "tiny-ppo.json").write_text(json.dumps(rated))
+    assert measure(run_dir, out, "--name", "tiny-ppo")["checkpoints"][0]["results"]["random"] == [9, 9, 9]
+    assert measure(run_dir, out, "--name", "tiny-ppo", "--seed", "1")["checkpoints"][0]["results"]["random"] != [
+        9,
+        9,
+        9,
+    ]
+
     # the curves of several results on one figure; other anchors are another scale, refused
     baselines.main(["plot", str(out / "tiny-ppo.json"), str(out / "again.json"), "--out", str(tmp_path / "all.png")])
     assert (tmp_path / "all.png").exists()

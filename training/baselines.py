@@ -70,7 +70,9 @@ class Measure:
     anchor_games: int = 100
     """games of each pair of anchors, played once for all runs"""
     seed: int = 0
-    """seed of the arena's openings"""
+    """seed of the openings of the checkpoints' games"""
+    anchor_seed: int = 0
+    """seed of the openings of the anchors' round robin"""
     every: int = 1
     """rate every this many-th checkpoint (the last one always)"""
     simulations: int = 100
@@ -181,12 +183,12 @@ def anchor_ratings(args: Measure, out_dir: Path) -> dict[str, Any]:
     """The anchors' ratings (first anchor 0) from their round robin: read from ``anchors.json`` when it holds these
     anchors, games and seed, else played and written there."""
     path = out_dir / ANCHORS_FILE
-    settings = {"anchors": list(args.anchors), "games_per_pair": args.anchor_games, "seed": args.seed}
+    settings = {"anchors": list(args.anchors), "games_per_pair": args.anchor_games, "seed": args.anchor_seed}
     if path.exists():
         saved = json.loads(path.read_text())
         if {key: saved.get(key) for key in settings} == settings:
             return saved
-    result = arena.round_robin(list(args.anchors), args.anchor_games, args.seed, args.workers, progress=False)
+    result = arena.round_robin(list(args.anchors), args.anchor_games, args.anchor_seed, args.workers, progress=False)
     points, played = pair_matrices(result.pairs, list(args.anchors))
     ratings, low, high = arena.elo(points, played, PRIOR_DRAWS, anchor=0)
     saved = {
@@ -257,7 +259,9 @@ def provenance() -> dict[str, Any]:
 
 
 def measure(args: Measure) -> Path:
-    """Rate the run's checkpoints and write ``<name>.json``, ``.csv`` and ``.png`` in ``args.out_dir``."""
+    """Rate the run's checkpoints and write ``<name>.json``, ``.csv`` and ``.png`` in ``args.out_dir``; the files
+    are rewritten after each checkpoint, and checkpoints an earlier result of the same name rated against the same
+    anchors, games and seed are not played again (run it again as the run goes on)."""
     if args.games < 2 or args.games % 2 or args.anchor_games < 2 or args.anchor_games % 2:
         raise ValueError(f"--games and --anchor-games must be even and >= 2, got {args.games}, {args.anchor_games}")
     if args.every < 1:
@@ -268,38 +272,58 @@ def measure(args: Measure) -> Path:
     out_dir = Path(args.out_dir)
     anchors = anchor_ratings(args, out_dir)
     name = args.name or Path(args.run_dir).resolve().name
-    started = provenance()
-    rows = []
-    for number, checkpoint in enumerate(checkpoints, 1):
-        rows.append(rate(checkpoint, args, anchors["ratings"]))
-        print(f"{number}/{len(checkpoints)} {checkpoint.unit} {checkpoint.step:,} ({checkpoint.elapsed_s / 60:.1f} "
-              f"min): Elo {rows[-1]['elo']:.0f} [{rows[-1]['elo_low']:.0f}, {rows[-1]['elo_high']:.0f}]",
-              file=sys.stderr, flush=True)  # fmt: skip
+    config_file = Path(args.run_dir) / "config.json"
     result = {
         "name": name,
         "run_dir": args.run_dir,
-        "run_config": json.loads((Path(args.run_dir) / "config.json").read_text())
-        if (Path(args.run_dir) / "config.json").exists()
-        else None,
-        **started,
-        "load_average_end": [round(x, 2) for x in os.getloadavg()],
+        "run_config": json.loads(config_file.read_text()) if config_file.exists() else None,
+        **provenance(),
         "games_per_anchor": args.games,
         "seed": args.seed,
         "anchors": {key: anchors[key] for key in ("anchors", "ratings", "ci95", "games_per_pair", "seed")},
-        "checkpoints": rows,
+        "checkpoints": [],
     }
-    out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{name}.json"
-    path.write_text(json.dumps(result, indent=1) + "\n")
-    with (out_dir / f"{name}.csv").open("w", newline="") as file:
-        writer = csv.writer(file)
-        writer.writerow(["step", "unit", "elapsed_s", "elo", "elo_low", "elo_high", "score", *args.anchors])
-        for row in rows:
-            counts = ["-".join(map(str, row["results"][a])) for a in args.anchors]
-            writer.writerow([row["step"], row["unit"], row["elapsed_s"], row["elo"], row["elo_low"], row["elo_high"],
-                             row["score"], *counts])  # fmt: skip
+    rated = earlier_rows(path, result)
+    for number, checkpoint in enumerate(checkpoints, 1):
+        row = rated.get(row_key(asdict(checkpoint))) or rate(checkpoint, args, anchors["ratings"])
+        result["checkpoints"].append(row)
+        result["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
+        write_result(result, out_dir)
+        print(f"{number}/{len(checkpoints)} {checkpoint.unit} {checkpoint.step:,} ({checkpoint.elapsed_s / 60:.1f} "
+              f"min): Elo {row['elo']:.0f} [{row['elo_low']:.0f}, {row['elo_high']:.0f}]",
+              file=sys.stderr, flush=True)  # fmt: skip
     plot([result], out_dir / f"{name}.png", f"{name}: Elo against fixed anchors")
     return path
+
+
+def row_key(row: dict[str, Any]) -> tuple:
+    return row["spec"], row["step"], row["unit"], row["elapsed_s"]
+
+
+def earlier_rows(path: Path, result: dict[str, Any]) -> dict[tuple, dict[str, Any]]:
+    """The checkpoints rated in an earlier result file at ``path`` with the same anchors, games and seed."""
+    if not path.exists():
+        return {}
+    earlier = json.loads(path.read_text())
+    same = ("games_per_anchor", "seed", "anchors")
+    if any(earlier.get(key) != result[key] for key in same):
+        return {}
+    return {row_key(row): row for row in earlier.get("checkpoints", [])}
+
+
+def write_result(result: dict[str, Any], out_dir: Path) -> None:
+    """``<name>.json`` (everything) and ``<name>.csv`` (a row per checkpoint: Elo and counts against each anchor)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    name, anchors = result["name"], result["anchors"]["anchors"]
+    (out_dir / f"{name}.json").write_text(json.dumps(result, indent=1) + "\n")
+    with (out_dir / f"{name}.csv").open("w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(["step", "unit", "elapsed_s", "elo", "elo_low", "elo_high", "score", *anchors])
+        for row in result["checkpoints"]:
+            counts = ["-".join(map(str, row["results"][a])) for a in anchors]
+            writer.writerow([row["step"], row["unit"], row["elapsed_s"], row["elo"], row["elo_low"], row["elo_high"],
+                             row["score"], *counts])  # fmt: skip
 
 
 # --- the figure ----------------------------------------------------------------------------------------------------
