@@ -8,7 +8,9 @@ network plays both seats with the same weights. Opponents come from a pool: rand
 the learner taken every few updates, sampled with a bias to recent ones; the learner's seat is drawn at random every
 game. By default the network also sees, for each move, what it captures and the most the opponent can capture in
 reply (:func:`agents.ppo.tactics`). On the two-colour Awale the defaults train in about 7 minutes on 2 shared CPU
-cores and beat random and greedy in 200 of 200 games (docs/ppo.md).
+cores and beat random and greedy in 200 of 200 games (docs/ppo.md). ``--teacher-games N`` first clones alpha-beta's
+moves into the network (:mod:`training.ppo_teacher`) and ``--league SPEC ...`` adds fixed agents to the pool: the
+recipe of the shipped policy.
 
 Usage (every field of :class:`Args` is an option; ``--help`` lists them)::
 
