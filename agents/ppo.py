@@ -624,7 +624,8 @@ def sb3_env(
 
 def new_sb3_model(options: dict[str, Any], env: Any, seed: int | None = None, device: str = "cpu") -> Any:
     """A MaskablePPO on ``env`` (a Gymnasium env or an SB3 VecEnv) with the hyper-parameters of a run's ``options``
-    (the :data:`SB3_OPTIONS` of a checkpoint's ``args``), its network newly initialised."""
+    (the :data:`SB3_OPTIONS` of a checkpoint's ``args``, and ``target_kl`` where it has one: older ones lack it), its
+    network newly initialised."""
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -642,6 +643,7 @@ def new_sb3_model(options: dict[str, Any], env: Any, seed: int | None = None, de
         ent_coef=options["ent_coef"],
         vf_coef=options["vf_coef"],
         max_grad_norm=options["max_grad_norm"],
+        target_kl=options.get("target_kl"),
         policy_kwargs={
             "net_arch": {"pi": list(options["net_arch"]), "vf": list(options["net_arch"])},
             "activation_fn": {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[options["activation"]],

@@ -47,7 +47,7 @@ from agents.alphazero.network import (
     save_checkpoint,
 )
 from agents.alphazero.selfplay import Samples, play_match
-from agents.checkpoint import load_arrays
+from agents.checkpoint import atomic_write, load_arrays
 from agents.ppo import PLAY_MEMBERS
 from awale_env.games import DEFAULT_GAME, get_game
 from training import runs
@@ -59,6 +59,8 @@ STATE_FILE = "state.pt"
 BEST_FILE = "best.pt"
 #: Where runs kept the replay buffer before ``state.pt`` held it (read when resuming such a run).
 REPLAY_FILE = "replay.npz"
+#: Where ``--snapshot-every`` keeps copies of ``best.pt``.
+SNAPSHOTS_DIR = "snapshots"
 
 
 class ReplayBuffer:
@@ -279,6 +281,13 @@ class Run:
             run_config=self.config.to_dict(),
         )
 
+    def save_snapshot(self) -> None:
+        """Keep a copy of ``best.pt`` as ``snapshots/gen_<generation>.pt`` (the points of a learning curve:
+        :mod:`training.baselines`)."""
+        best = (self.dir / BEST_FILE).read_bytes()
+        (self.dir / SNAPSHOTS_DIR).mkdir(exist_ok=True)
+        atomic_write(self.dir / SNAPSHOTS_DIR / f"gen_{self.generation:05d}.pt", lambda file: file.write(best))
+
     def save_state(self) -> None:
         """Write ``state.pt``, everything a resume goes on from, replay buffer included: the generation's last
         write, so that ``best.pt`` and ``metrics.csv``, written before it, never run ahead of it after a resume."""
@@ -371,6 +380,8 @@ def train(config: AlphaZeroConfig) -> Run:
                 **{f"vs_{reference}": "" for reference in config.references},
             }
             run.save_best()
+            if config.snapshot_every and run.generation % config.snapshot_every == 0:
+                run.save_snapshot()
             if config.reference_every and run.generation % config.reference_every == 0:
                 try:
                     for reference, score in reference_scores(run.dir / BEST_FILE, config, run.generation).items():

@@ -25,6 +25,7 @@ RESUMABLE = (
     "references",
     "reference_games",
     "reference_simulations",
+    "snapshot_every",
     "torch_threads",
     "progress",
     "backend",
@@ -55,6 +56,7 @@ BOUNDS = {
     "reference_every": (0, runs.MAX_COUNT),
     "reference_games": (1, 100_000),
     "reference_simulations": (1, 100_000),
+    "snapshot_every": (0, runs.MAX_COUNT),
 }
 #: The most games x simulations of one batched search (its trees: about 20 bytes per node, a node per move of each
 #: simulation: up to 2.7 GB for a game of 64 moves).
@@ -155,6 +157,8 @@ class AlphaZeroConfig(NetworkOptions):
     """games against each reference (even: pairs with seats swapped)"""
     reference_simulations: int = 100
     """simulations per move of the best network in reference matches"""
+    snapshot_every: int = 0
+    """generations between copies of best.pt kept as snapshots/gen_<generation>.pt, for learning curves (0: none)"""
     progress: bool = True
     """show progress: a bar on a terminal, a line per generation in a log"""
 

@@ -8,7 +8,9 @@ network plays both seats with the same weights. Opponents come from a pool: rand
 the learner taken every few updates, sampled with a bias to recent ones; the learner's seat is drawn at random every
 game. By default the network also sees, for each move, what it captures and the most the opponent can capture in
 reply (:func:`agents.ppo.tactics`). On the two-colour Awale the defaults train in about 7 minutes on 2 shared CPU
-cores and beat random and greedy in 200 of 200 games (docs/ppo.md).
+cores and beat random and greedy in 200 of 200 games (docs/ppo.md). ``--teacher-games N`` first clones alpha-beta's
+moves into the network (:mod:`training.ppo_teacher`) and ``--league SPEC ...`` adds fixed agents to the pool: the
+recipe of the shipped policy.
 
 Usage (every field of :class:`Args` is an option; ``--help`` lists them)::
 
@@ -49,10 +51,13 @@ from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 import agents
+from agents.alphabeta import MAX_DEPTH
 from agents.checkpoint import atomic_write
 from agents.ppo import (
     ACTIVATIONS,
     CHECKPOINT_FORMAT,
+    PLAY_MEMBERS,
+    TRAINING_MEMBERS,
     PolicyNet,
     PPOAgent,
     TrainingCheckpoint,
@@ -69,7 +74,7 @@ from agents.ppo import (
 )
 from awale_env.errors import CheckpointError
 from awale_env.games import DEFAULT_GAME, GAMES, get_game
-from training import runs
+from training import ppo_teacher, runs
 
 TRAINER_NAME = "ppo"
 #: Where a run's checkpoints go, relative to its directory: ``step_<moves>.zip`` files and ``last.zip``, the newest
@@ -88,6 +93,7 @@ RESUMABLE = (
     "keep_checkpoints",
     "torch_threads",
     "progress",
+    "teacher_workers",
 )
 
 #: The bounds of the integer options (:func:`training.runs.check_integers`) and of the network and the rollout: what
@@ -107,6 +113,11 @@ BOUNDS = {
     "checkpoint_every": (1, runs.MAX_COUNT),
     "keep_checkpoints": (1, 1000),
     "torch_threads": (1, runs.MAX_TORCH_THREADS),
+    "teacher_games": (0, runs.MAX_COUNT),
+    "teacher_depth": (1, MAX_DEPTH),
+    "teacher_epochs": (1, 1000),
+    "teacher_games_per_chunk": (1, 100_000),
+    "teacher_workers": (0, runs.MAX_WORKERS),
 }
 MAX_ROLLOUT = 1 << 20
 MAX_LAYERS = 16
@@ -140,6 +151,8 @@ class Args:
     ent_coef: float = 0.01
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
+    target_kl: float | None = None
+    """stop an update's epochs early once the approximate KL to the policy before it passes this (SB3's target_kl)"""
     net_arch: tuple[int, ...] = (128, 128)
     """hidden layers of the policy and (separately) of the value network"""
     activation: str = "tanh"
@@ -155,7 +168,11 @@ class Args:
     pool_greedy: float = 0.3
     """chance that a game is played against the greedy agent"""
     pool_snapshots: float = 0.6
-    """chance that a game is played against a frozen snapshot of the learner (random/greedy until the first)"""
+    """chance that a game is played against a frozen snapshot of the learner (the others until the first)"""
+    league: tuple[str, ...] = ()
+    """agent specs of the league, fixed opponents of the pool (e.g. alphabeta:depth=2 alphabeta:depth=4)"""
+    pool_league: float = 0.0
+    """chance that a game is played against one of the league (drawn uniformly)"""
     snapshot_every: int = 10
     """updates between snapshots added to the pool"""
     pool_size: int = 20
@@ -177,20 +194,38 @@ class Args:
     torch_threads: int = 1
     progress: bool = True
     """show progress: a bar on a terminal, a line every 30 s and at every evaluation in a log"""
+    teacher_games: int = 0
+    """games alpha-beta plays against itself to clone before self-play (0: start from random weights)"""
+    teacher_depth: int = 6
+    """depth of the teacher's alpha-beta (the game's tuned evaluation)"""
+    teacher_epochs: int = 8
+    """passes of behaviour cloning over the teacher's moves"""
+    teacher_learning_rate: float = 1e-3
+    """Adam learning rate of behaviour cloning (decayed linearly to 0)"""
+    teacher_games_per_chunk: int = 50
+    """teacher games per file (a worker's unit of work)"""
+    teacher_workers: int = 2
+    """processes playing the teacher's games"""
 
 
 # --- the opponent pool ---------------------------------------------------------------------------------------------
 
 
 class OpponentPool:
-    """Random, greedy and frozen snapshots of the learner; :meth:`sample` draws the next game's opponent."""
+    """Random, greedy, the league and frozen snapshots of the learner; :meth:`sample` draws the next game's
+    opponent."""
+
+    KINDS = ("random", "greedy", "league", "snapshot")
 
     def __init__(self, args: Args) -> None:
-        weights = np.array([args.pool_random, args.pool_greedy, args.pool_snapshots], dtype=float)
+        weights = np.array([args.pool_random, args.pool_greedy, args.pool_league, args.pool_snapshots], dtype=float)
         if (weights < 0).any() or weights.sum() <= 0:
             raise ValueError(f"pool weights must be >= 0 with a positive sum, got {weights.tolist()}")
         if not 0 < args.recent_bias <= 1:
             raise ValueError(f"recent_bias must be in (0, 1], got {args.recent_bias}")
+        if args.pool_league > 0 and not args.league:
+            raise ValueError("--pool-league needs agents in --league")
+        self.league = tuple(args.league)
         self.weights = weights
         self.recent_bias = args.recent_bias
         self.size = args.pool_size
@@ -202,12 +237,13 @@ class OpponentPool:
         del self.snapshots[: -self.size]
 
     def sample(self, rng: np.random.Generator, fixed: dict[str, Any]) -> tuple[str, Any]:
-        """A (label, player) pair; ``fixed`` holds the caller's own random and greedy agents."""
-        weights = self.weights if self.snapshots else self.weights * [1, 1, 0]
-        kind = int(rng.choice(3, p=weights / weights.sum()))
-        if kind < 2:
-            label = ("random", "greedy")[kind]
-            return label, fixed[label]
+        """A (label, player) pair; ``fixed`` holds the caller's own random and greedy agents and league (by spec)."""
+        weights = self.weights if self.snapshots else self.weights * [1, 1, 1, 0]
+        kind = self.KINDS[int(rng.choice(len(self.KINDS), p=weights / weights.sum()))]
+        if kind == "league":
+            kind = self.league[int(rng.integers(len(self.league)))]
+        if kind != "snapshot":
+            return kind, fixed[kind]
         ages = np.arange(len(self.snapshots))[::-1]
         recency = self.recent_bias**ages
         index = int(rng.choice(len(self.snapshots), p=recency / recency.sum()))
@@ -223,13 +259,16 @@ class PoolOpponent:
         self.pool = pool
         self.rng = np.random.default_rng(seed)
         self.fixed = {"random": agents.make("random", seed=seed), "greedy": agents.make("greedy", seed=seed + 1)}
+        for offset, spec in enumerate(pool.league, 2):
+            self.fixed[spec] = agents.make(spec)
+            agents.reset_agent(self.fixed[spec], seed + offset)
         self.label, self.player = "random", self.fixed["random"]
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
             for offset, agent in enumerate(self.fixed.values()):
-                agent.reset(seed + offset)
+                agents.reset_agent(agent, seed + offset)
         self.label, self.player = self.pool.sample(self.rng, self.fixed)
 
     def act(self, state: Any) -> int:
@@ -371,6 +410,23 @@ def newest_checkpoint(run_dir: Path) -> TrainingCheckpoint:
     return newest
 
 
+def without_pool(path: str | Path, out: str | Path) -> None:
+    """Copy the checkpoint ``path`` (checked as a resume checks it) to ``out`` without its opponent pool: the file
+    ``agents/pretrained`` ships, a fraction of the size. It plays and fine-tunes as the original; a resume from it
+    starts with an empty pool."""
+    read_training_checkpoint(path)
+    with open_checkpoint(path) as archive:
+        members = {name: archive.read(name) for name in (*PLAY_MEMBERS, *TRAINING_MEMBERS)}
+    members["pool/index.json"] = b"[]"
+
+    def write(file: Any) -> None:
+        with zipfile.ZipFile(file, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for name, data in members.items():
+                archive.writestr(name, data)
+
+    atomic_write(Path(out), write)
+
+
 # --- the training loop ---------------------------------------------------------------------------------------------
 
 
@@ -450,6 +506,7 @@ def resolved(args: Args) -> Args:
         features=args.features or default_features(game),
         max_plies=game.default_max_plies if args.max_plies is None else args.max_plies,
         eval_opponents=tuple(args.eval_opponents),
+        league=tuple(args.league),
         net_arch=tuple(args.net_arch),
     )
     check_args(args)
@@ -463,11 +520,17 @@ def check_args(args: Args) -> None:
         runs.check_number(args, name, 0, exclusive=True)
     for name in ("gamma", "gae_lambda"):
         runs.check_number(args, name, 0, 1)
-    for name in ("ent_coef", "vf_coef", "shaping", "pool_random", "pool_greedy", "pool_snapshots"):
+    pools = ("pool_random", "pool_greedy", "pool_league", "pool_snapshots")
+    for name in ("ent_coef", "vf_coef", "shaping", *pools):
         runs.check_number(args, name, 0)
     runs.check_number(args, "recent_bias", 0, 1, exclusive=True)
-    if args.pool_random + args.pool_greedy + args.pool_snapshots <= 0:
-        raise ValueError("--pool-random, --pool-greedy and --pool-snapshots must not all be 0")
+    runs.check_number(args, "teacher_learning_rate", 0, exclusive=True)
+    if args.target_kl is not None:
+        runs.check_number(args, "target_kl", 0, exclusive=True)
+    if sum(getattr(args, name) for name in pools) <= 0:
+        raise ValueError("--pool-random, --pool-greedy, --pool-league and --pool-snapshots must not all be 0")
+    if args.pool_league > 0 and not args.league:
+        raise ValueError("--pool-league needs agents in --league (e.g. --league alphabeta:depth=2)")
     runs.check_types(args)
     runs.check_integers(args, BOUNDS)  # max_plies None: only the rules end a game
     if args.n_envs * args.n_steps > MAX_ROLLOUT:
@@ -487,7 +550,7 @@ def check_args(args: Args) -> None:
         raise ValueError(f"--net-arch needs at least one positive layer width, got {args.net_arch}")
     if len(args.net_arch) > MAX_LAYERS or max(args.net_arch) > MAX_WIDTH:
         raise ValueError(f"--net-arch holds at most {MAX_LAYERS} layers of {MAX_WIDTH} units, got {args.net_arch}")
-    for spec in args.eval_opponents:
+    for spec in (*args.eval_opponents, *args.league):
         agents.parse_spec(spec)
 
 
@@ -534,6 +597,8 @@ def train(args: Args) -> Path:
     progress = runs.Progress(TRAINER_NAME, total, done, "move", runs.Clock(trainer["elapsed"]), args.progress)
     callback = SelfPlay(args, pool, run_dir, trainer, progress)
     try:
+        if args.teacher_games and not resumed:
+            clone_teacher(model, args, run_dir, callback)
         if args.total_timesteps > done:
             model.learn(args.total_timesteps - done, callback=callback, reset_num_timesteps=not args.resume,
                         log_interval=1)  # fmt: skip
@@ -544,6 +609,35 @@ def train(args: Args) -> Path:
         writer.close()
         env.close()
     return run_dir / CHECKPOINT
+
+
+def clone_teacher(model: MaskablePPO, args: Args, run_dir: Path, callback: SelfPlay) -> None:
+    """Before self-play: clone alpha-beta's moves into the policy (:mod:`training.ppo_teacher`), log the epochs to
+    ``teacher.csv``, then evaluate, add the cloned policy to the pool and write the checkpoint of move 0 (a resume
+    goes on from it)."""
+    options = ppo_teacher.TeacherOptions(
+        args.game, args.features, args.seed, args.teacher_games, args.teacher_depth, args.max_plies,
+        args.teacher_games_per_chunk,
+    )  # fmt: skip
+    teacher_dir = run_dir / ppo_teacher.TEACHER_DIR
+    progress = callback.progress
+    progress.status(f"alpha-beta at depth {args.teacher_depth} plays {args.teacher_games} games to clone")
+    ppo_teacher.play_games(options, teacher_dir, args.teacher_workers, progress)
+    samples = ppo_teacher.read_games(options, teacher_dir)
+    progress.note(f"cloning {len(samples['action']):,} teacher moves for {args.teacher_epochs} epochs")
+    log = runs.CsvLog(run_dir / "teacher.csv", "epoch")
+    log.keep_until(0)
+    for row in ppo_teacher.clone(model.policy, samples, args.teacher_epochs, args.teacher_learning_rate,
+                                 args.batch_size, args.seed):  # fmt: skip
+        log.append([row])
+        progress.note(
+            f"cloning epoch {row['epoch']}: agreement {row['agreement']:.1%}, held out {row['val_agreement']:.1%}"
+        )
+    callback.init_callback(model)
+    callback.pool.add(0, PolicyNet.from_sb3(model.policy, args.activation, args.features, args.game))
+    callback.evaluate(0)
+    callback.trainer["next_eval"] = args.eval_every
+    callback.checkpoint(0)
 
 
 TRAINER = runs.Trainer(TRAINER_NAME, Args, resolved, train, CHECKPOINT, RESUMABLE, saved_options, (STEP_CHECKPOINTS,))

@@ -1,0 +1,219 @@
+"""Behaviour cloning for PPO: a MaskablePPO policy's first weights learnt from alpha-beta's moves.
+
+PPO from random weights plateaus well below alpha-beta on the two-colour Awale; alpha-beta with the tuned evaluation
+already plays it well and costs milliseconds a move. ``awale train ppo --teacher-games N`` first has alpha-beta at
+``--teacher-depth`` play N games against itself (the imitation trainer's teacher games, :func:`training.imitation.
+play_teacher_game`: random openings, random tie-breaks), recording at every move the PPO network's own input
+(:func:`agents.ppo.observe`: the board and the tactical features), the legal moves, the teacher's move, the outcome
+and the search value. The actor is then trained to the teacher's move (cross-entropy over the legal moves) and the
+critic to the outcome mixed with the search value (as the imitation trainer does), for ``--teacher-epochs`` passes;
+self-play PPO goes on from there.
+
+The games go to ``<run dir>/teacher/games/chunk-*.npz`` (written atomically, one file per ``--teacher-games-per-
+chunk`` games, by ``--teacher-workers`` processes), so a run stopped while they are played goes on from the chunks
+already written when the same command runs again; ``<run dir>/teacher.csv`` holds one row per cloning epoch.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from agents.alphabeta import AlphaBetaAgent
+from agents.checkpoint import atomic_write, load_arrays
+from agents.ppo import MASKED_LOGIT, input_size, observe, relative_legal_mask
+from awale_env.errors import CheckpointError
+from awale_env.games import get_game
+from training import imitation, runs
+
+TEACHER_DIR = "teacher"
+OPTIONS_FILE = "options.json"
+#: The arrays of a chunk of teacher games, one row per teacher move.
+ARRAYS = ("obs", "mask", "action", "outcome", "score", "scored", "game")
+#: Share of the teacher's search value in the critic's target (the rest: the game's outcome).
+SCORE_WEIGHT = 0.5
+#: Every this many-th game is held out to measure the cloned policy on.
+VALIDATION_EVERY = 20
+
+
+@dataclass(frozen=True)
+class TeacherOptions:
+    """What the teacher's games depend on (saved beside them: games of other options are not mixed in)."""
+
+    game: str
+    features: str
+    seed: int
+    games: int
+    depth: int
+    max_plies: int | None
+    games_per_chunk: int
+
+    def imitation_config(self, teacher_dir: Path, workers: int) -> imitation.ImitationConfig:
+        """The imitation trainer's options that play these games (its openings, chunks and file names)."""
+        return imitation.ImitationConfig(
+            run_dir=str(teacher_dir), seed=self.seed, game=self.game, games=self.games, teacher_depth=self.depth,
+            max_plies=self.max_plies, games_per_chunk=self.games_per_chunk, workers=workers, progress=False,
+        )  # fmt: skip
+
+
+class RecordingTeacher:
+    """Alpha-beta that also records, at every move it is asked for, the PPO network's input and the legal moves."""
+
+    def __init__(self, depth: int, features: str) -> None:
+        self.agent = AlphaBetaAgent(depth=depth)
+        self.features = features
+        self.inputs: list[np.ndarray] = []
+        self.masks: list[np.ndarray] = []
+
+    @property
+    def last_search(self) -> dict[str, Any]:
+        return self.agent.last_search
+
+    def reset(self, seed: int | None = None) -> None:
+        self.agent.reset(seed)
+
+    def act(self, state: Any) -> int:
+        self.inputs.append(observe(state, state.to_move, self.features))
+        self.masks.append(relative_legal_mask(state))
+        return self.agent.act(state)
+
+    def take(self) -> tuple[np.ndarray, np.ndarray]:
+        """The inputs and masks recorded since the last call."""
+        inputs, masks = np.asarray(self.inputs, np.float32), np.asarray(self.masks, np.bool_)
+        self.inputs, self.masks = [], []
+        return inputs, masks
+
+
+def play_chunk(options: dict[str, Any], teacher_dir: str, chunk: int) -> int:
+    """Play the games of ``chunk`` and write their samples to its file (atomically); return the chunk."""
+    opts = TeacherOptions(**options)
+    config = opts.imitation_config(Path(teacher_dir), workers=0)
+    teacher = RecordingTeacher(opts.depth, opts.features)
+    games = []
+    for index in imitation.chunk_games(config, chunk):
+        samples = imitation.play_teacher_game(config, index, teacher)
+        samples["obs"], samples["mask"] = teacher.take()
+        games.append(samples)
+    arrays = {name: np.concatenate([g[name] for g in games]) for name in ARRAYS}
+    atomic_write(imitation.chunk_path(Path(teacher_dir), chunk), lambda file: np.savez(file, **arrays))
+    return chunk
+
+
+def _play_chunk_job(job: tuple[dict[str, Any], str, int]) -> int:
+    return play_chunk(*job)
+
+
+def check_options(teacher_dir: Path, options: TeacherOptions) -> None:
+    """Save ``options`` beside the games, or check that the games already there were played with them (but for their
+    number: game i is the same whatever the number of games, so a run asking for more or fewer reuses them)."""
+    path = teacher_dir / OPTIONS_FILE
+    wanted = {key: value for key, value in asdict(options).items() if key != "games"}
+    if path.exists():
+        saved = json.loads(path.read_text())
+        if saved != wanted:
+            raise ValueError(
+                f"{teacher_dir} holds teacher games played with {saved}, not {wanted}: remove it or choose another "
+                "--run-dir"
+            )
+        return
+    teacher_dir.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, lambda file: file.write(json.dumps(wanted).encode()))
+
+
+def play_games(options: TeacherOptions, teacher_dir: Path, workers: int, progress: runs.Progress) -> None:
+    """Play the chunks of teacher games not yet written, in ``workers`` processes (none: here)."""
+    check_options(teacher_dir, options)
+    config = options.imitation_config(teacher_dir, workers)
+    games_dir = imitation.chunk_path(teacher_dir, 0).parent
+    games_dir.mkdir(parents=True, exist_ok=True)
+    for unfinished in games_dir.glob("*.tmp"):  # what a killed run was writing
+        unfinished.unlink()
+    jobs = [(asdict(options), str(teacher_dir), chunk) for chunk in imitation.missing_chunks(config)]
+    if workers == 0 or not jobs:
+        for job in jobs:
+            progress.note(f"teacher games: chunk {_play_chunk_job(job)} of {config.chunks} written")
+        return
+    with mp.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
+        for chunk in pool.imap_unordered(_play_chunk_job, jobs):
+            progress.note(f"teacher games: chunk {chunk} of {config.chunks} written")
+
+
+def read_games(options: TeacherOptions, teacher_dir: Path) -> dict[str, np.ndarray]:
+    """The samples of every chunk, checked; CheckpointError naming a damaged file."""
+    config = options.imitation_config(teacher_dir, 0)
+    size, actions = input_size(options.game, options.features), get_game(options.game).num_actions
+    parts = []
+    for chunk in range(config.chunks):
+        path = imitation.chunk_path(teacher_dir, chunk)
+        arrays = load_arrays(path.read_bytes(), repr(str(path)))
+        n = len(arrays.get("action", ()))
+        shapes = {"obs": (n, size), "mask": (n, actions), **{name: (n,) for name in ARRAYS[2:]}}
+        if any(name not in arrays or arrays[name].shape != shape for name, shape in shapes.items()):
+            raise CheckpointError(f"{str(path)!r} does not hold teacher samples for this policy ({', '.join(shapes)})")
+        if n and not (arrays["action"].min() >= 0 and arrays["action"].max() < actions):
+            raise CheckpointError(f"{str(path)!r} holds moves outside 0-{actions - 1}")
+        parts.append(arrays)
+    return {name: np.concatenate([p[name] for p in parts]) for name in ARRAYS}
+
+
+# --- cloning -------------------------------------------------------------------------------------------------------
+
+
+def forward(policy: Any, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Masked action logits and values of an SB3 ``MaskableActorCriticPolicy`` (no shared layers)."""
+    latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
+    logits = torch.where(mask, policy.action_net(latent_pi), torch.tensor(MASKED_LOGIT))
+    return logits, policy.value_net(latent_vf).squeeze(-1)
+
+
+def batch_losses(policy: Any, arrays: tuple[np.ndarray, ...]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Cross-entropy to the teacher's moves, squared error to the value targets, share of moves matched."""
+    obs, mask, action, value = (torch.from_numpy(a) for a in arrays)
+    logits, predicted = forward(policy, obs, mask)
+    target = action.long()
+    agreement = (logits.argmax(1) == target).float().mean()
+    return F.cross_entropy(logits, target), F.mse_loss(predicted, value), agreement
+
+
+def clone(
+    policy: Any, samples: dict[str, np.ndarray], epochs: int, learning_rate: float, batch_size: int, seed: int
+) -> list[dict[str, float]]:
+    """Train ``policy`` (in place) on the teacher's samples; one row of losses and agreements per epoch (held-out
+    figures on every :data:`VALIDATION_EVERY`-th game)."""
+    scale = imitation.fit_score_scale(samples["score"], samples["outcome"])
+    value = imitation.value_targets(samples, scale, SCORE_WEIGHT)
+    held = samples["game"] % VALIDATION_EVERY == 0
+    columns = (samples["obs"], samples["mask"], samples["action"], value)
+    train_set = tuple(a[~held] for a in columns)
+    held_set = tuple(a[held] for a in columns)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    rng = np.random.default_rng(seed)
+    steps = max(len(train_set[0]) // batch_size, 1)
+    rows = []
+    for epoch in range(epochs):
+        policy.train()
+        order = rng.permutation(len(train_set[0]))
+        totals = np.zeros(3)
+        for step in range(steps):
+            for group in optimizer.param_groups:  # linear decay to 0 over the epochs
+                group["lr"] = learning_rate * (1 - (epoch + step / steps) / epochs)
+            rows_ = order[step * batch_size : (step + 1) * batch_size]
+            policy_loss, value_loss, agreement = batch_losses(policy, tuple(a[rows_] for a in train_set))
+            optimizer.zero_grad(set_to_none=True)
+            (policy_loss + value_loss).backward()
+            optimizer.step()
+            totals += [policy_loss.item(), value_loss.item(), agreement.item()]
+        policy.eval()
+        with torch.no_grad():
+            held_out = [float(x) for x in batch_losses(policy, held_set)] if held.any() else [float("nan")] * 3
+        row = dict(zip(("policy_loss", "value_loss", "agreement"), (float(x) for x in totals / steps)))
+        row |= dict(zip(("val_policy_loss", "val_value_loss", "val_agreement"), held_out))
+        rows.append({"epoch": epoch + 1, **{k: round(v, 5) for k, v in row.items()}})
+    return rows
