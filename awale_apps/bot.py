@@ -220,6 +220,9 @@ class BotGame:
         self.history: list[str] = []
         self.state: Any = None
         self.first_player = 0
+        #: Called with a refused line's error before the ``RESULT REFUSED`` line: a referee that stops at that line
+        #: may kill the bot at once, so the details go to standard error first.
+        self.on_refusal: Callable[[ProtocolError], Any] | None = None
 
     def play(self, lines: LineReader, launched: float | None = None) -> None:
         """Answer every line until ``END``, the end of input or the opponent's final move; ProtocolError (after
@@ -240,6 +243,8 @@ class BotGame:
                 if self._answer(line, arrived, first):
                     return
             except ProtocolError as error:
+                if self.on_refusal is not None:
+                    self.on_refusal(error)
                 self._write(f"RESULT REFUSED {error.line} ({str(error).split('; legal moves')[0]})")
                 raise
             first = False

@@ -159,11 +159,15 @@ def run_bot(
     engine.start()  # the book answers while it loads
     session = BotGame(engine, moves, log, seat, book, result_lines, spec_budget(spec))
     log(f"{spec}, {'with' if book else 'without'} an opening book, reading the referee")
-    try:
-        session.play(LineReader(sys.stdin.buffer), LAUNCHED)
-    except ProtocolError as error:
+
+    def refused(error: ProtocolError) -> None:
         position = "" if session.state is None else f"\n{session.state}"
         say(f"error: {error}; moves so far: {' '.join(session.history) or 'none'}{position}")
+
+    session.on_refusal = refused
+    try:
+        session.play(LineReader(sys.stdin.buffer), LAUNCHED)
+    except ProtocolError:
         raise typer.Exit(2) from None
     except BrokenPipeError:
         say("error: the referee closed the bot's standard output")
