@@ -44,6 +44,7 @@ if not (CHROMIUM and CHROMEDRIVER) and os.environ.get("CI", "").lower() not in (
     )
 
 from selenium import webdriver  # noqa: E402  (after the skip: selenium is a dev extra)
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
@@ -355,6 +356,28 @@ def test_replay_evaluate_and_review_a_recorded_game(server: str, browser: webdri
     )
 
 
+def unless_redrawn(check) -> bool:
+    """``check()``, or False when an element it reads was redrawn meanwhile."""
+    try:
+        return check()
+    except (StaleElementReferenceException, NoSuchElementException, IndexError):
+        return False
+
+
+def texts(driver: webdriver.Chrome, selector: str) -> list[str]:
+    return [element.text for element in driver.find_elements(By.CSS_SELECTOR, selector)]
+
+
+def click_until(wait: WebDriverWait, selector: str, done) -> None:
+    """Click ``selector`` until ``done(driver)`` (a click on an element being redrawn is lost)."""
+
+    def attempt(driver: webdriver.Chrome) -> bool:
+        return unless_redrawn(lambda: done(driver) or driver.find_element(By.CSS_SELECTOR, selector).click()
+                              or done(driver))  # fmt: skip
+
+    wait.until(attempt)
+
+
 def test_the_standings_of_a_results_store_and_each_game_one_click_away(server: str, browser: webdriver.Chrome):
     """``--db``: the standings table; a player's name lists its games, and a click on a game opens its replay, the
     fault shown at its end."""
@@ -365,17 +388,18 @@ def test_the_standings_of_a_results_store_and_each_game_one_click_away(server: s
     wait.until(lambda d: d.find_element(By.ID, "standings").is_displayed()
                and d.find_elements(By.CSS_SELECTOR, "#source-games tbody tr"))  # fmt: skip
     standings = json.load(urllib.request.urlopen(f"{server}/api/sources/db/standings"))
-    rows = browser.find_elements(By.CSS_SELECTOR, "#standings tbody tr")
-    assert [row.find_element(By.CSS_SELECTOR, "button.player-games").text for row in rows] == [
-        row["player"] for row in standings
-    ]
-    assert "1 illegal" in rows[-1].text  # faults by kind
-    rows[-1].find_element(By.CSS_SELECTOR, "button.player-games").click()
-    assert "1 game of cheat" in browser.find_element(By.CSS_SELECTOR, "#source-games caption").text
-    games = browser.find_elements(By.CSS_SELECTOR, "#source-games tbody tr")
-    assert len(games) == 1 and "cheat vs honest" in games[0].text
-    games[0].find_element(By.CSS_SELECTOR, "button.open-game").click()  # one click
-    wait.until(lambda d: "replay" in d.find_element(By.ID, "game-title").text)
+    names = [row["player"] for row in standings]
+    wait.until(lambda d: unless_redrawn(lambda: texts(d, "button.player-games") == names))
+    wait.until(lambda d: unless_redrawn(lambda: "1 illegal" in d.find_element(By.CSS_SELECTOR, "#standings").text))
+    # The page reloads a source's tables when its list gets the focus: click again until the click has held.
+    caption = "#source-games caption"
+    click_until(wait, "#standings tbody tr:last-child button.player-games",
+                lambda d: "1 game of cheat" in d.find_element(By.CSS_SELECTOR, caption).text)  # fmt: skip
+    games = "#source-games tbody tr"
+    wait.until(
+        lambda d: unless_redrawn(lambda: texts(d, games) == ["match game 1 cheat vs honest honest won 0–0 6 illegal"])
+    )
+    click_until(wait, "#source-games button.open-game", lambda d: "replay" in d.find_element(By.ID, "game-title").text)
     status = browser.find_element(By.ID, "status").text
     assert "position 6 of 6" in status and "Fault: cheat illegal" in status
     assert len(history(browser)) == 6
