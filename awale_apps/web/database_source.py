@@ -36,6 +36,14 @@ def database_sources(path: str | Path, name: str = "db") -> list[DatabaseSource]
     return [DatabaseSource(path, event, name if single else f"{name}-{event.id}") for event in events]
 
 
+def by_player(by_seat: tuple[Any, Any], seat_players: tuple[int, int]) -> list[Any]:
+    """Values given by seat (seat 0's first) in the rules' players' order (player 0's first)."""
+    values = list(by_seat)
+    for seat, player in enumerate(seat_players):
+        values[player] = by_seat[seat]
+    return values
+
+
 class DatabaseSource:
     """One event of a results store: its games (keyed by their id in the store) and its standings."""
 
@@ -66,11 +74,7 @@ class DatabaseSource:
         return (first, 1 - first)
 
     def _row(self, game: StoredGame, seat_players: tuple[int, int]) -> dict[str, Any]:
-        players = ["", ""]
-        scores = [0, 0]
-        for seat, player in enumerate(seat_players):
-            players[player] = game.players[seat]
-            scores[player] = game.scores[seat]
+        players, scores = by_player(game.players, seat_players), by_player(game.scores, seat_players)
         result = "draw" if game.winner is None else seat_players[game.winner]
         replayable = self.event.kind != "arena"
         return {"key": str(game.id), "game": self.event.game, "players": players, "plies": game.plies,
@@ -117,9 +121,7 @@ class DatabaseSource:
                 raise ApiError(500, f"game {key} of {self.path}: ply {move.ply} ({move.move!r}) does not replay: "
                                     f"{error}") from None  # fmt: skip
             actions.append(action)
-        players = ["", ""]
-        for seat, player in enumerate(seat_players):
-            players[player] = game.players[seat]
+        players = by_player(game.players, seat_players)
         fault = None
         if game.fault is not None:
             f = game.fault
