@@ -588,6 +588,10 @@ def serve(
         list[Path] | None,
         typer.Option(help="a file of game records (text or JSON lines) the analysis board replays (repeatable)"),
     ] = None,
+    db: Annotated[
+        Path | None,
+        typer.Option(help="a results store (awale tournament's SQLite file): its standings and games, to replay"),
+    ] = None,
 ) -> None:
     """A local web page to play against any agent and analyse games, at http://HOST:PORT/ (JSON API under /api, see
     docs/web.md)."""
@@ -603,11 +607,13 @@ def serve(
         _build(spec)
     for path in records or []:
         _check_records(path)
+    if db is not None:
+        _check_store(db)
     if host not in ("127.0.0.1", "localhost"):
         typer.echo(f"warning: listening on {host}: anyone who can reach it can start games and use this CPU", err=True)
     typer.echo(f"awale: open http://{host}:{port}/ (Ctrl+C to stop)")
     run_server(host, port, max_games, max_think, preset or [], workers, max_queue, max_client_queue, max_memory,
-               records or [])  # fmt: skip
+               records or [], db)  # fmt: skip
 
 
 def _check_records(path: Path) -> None:
@@ -618,6 +624,17 @@ def _check_records(path: Path) -> None:
         RecordsFile(path)
     except RecordError as error:
         _fail(f"--records: {error}")
+
+
+def _check_store(path: Path) -> None:
+    """Exit with one line if ``path`` is not a results store holding an event (missing, corrupt, foreign, empty)."""
+    from awale_apps.web.database_source import database_sources
+    from training.competition.store import StoreError
+
+    try:
+        database_sources(path)
+    except StoreError as error:
+        _fail(f"--db: {error}")
 
 
 # Options that take several values after one flag (``--agents a b c``), which click cannot parse by itself.

@@ -44,9 +44,11 @@ if not (CHROMIUM and CHROMEDRIVER) and os.environ.get("CI", "").lower() not in (
     )
 
 from selenium import webdriver  # noqa: E402  (after the skip: selenium is a dev extra)
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+from test_web_database import write_fault_match  # noqa: E402
 
 
 def free_port() -> int:
@@ -81,11 +83,14 @@ def write_records(path: Path) -> list[dict]:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The real server (``awale serve``, uvicorn) on a free loopback port, replaying a records file
-    (:func:`write_records`); its base URL."""
+    (:func:`write_records`) and a results store (a referee match lost by a fault); its base URL."""
     port = free_port()
     records = tmp_path_factory.mktemp("records") / "games.jsonl"
     write_records(records)
-    command = [sys.executable, "-m", "awale_apps", "serve", "--port", str(port), "--records", str(records)]
+    db = records.with_name("results.db")
+    write_fault_match(db)
+    command = [sys.executable, "-m", "awale_apps", "serve", "--port", str(port), "--records", str(records),
+               "--db", str(db)]  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -349,3 +354,52 @@ def test_replay_evaluate_and_review_a_recorded_game(server: str, browser: webdri
     wait.until(
         lambda d: len(history(d)) == 1 and "(variation): position 1 of 1" in d.find_element(By.ID, "status").text
     )
+
+
+def unless_redrawn(check) -> bool:
+    """``check()``, or False when an element it reads was redrawn meanwhile."""
+    try:
+        return check()
+    except (StaleElementReferenceException, NoSuchElementException, IndexError):
+        return False
+
+
+def texts(driver: webdriver.Chrome, selector: str) -> list[str]:
+    return [element.text for element in driver.find_elements(By.CSS_SELECTOR, selector)]
+
+
+def click_until(wait: WebDriverWait, selector: str, done) -> None:
+    """Click ``selector`` until ``done(driver)`` (a click on an element being redrawn is lost)."""
+
+    def attempt(driver: webdriver.Chrome) -> bool:
+        return unless_redrawn(lambda: done(driver) or driver.find_element(By.CSS_SELECTOR, selector).click()
+                              or done(driver))  # fmt: skip
+
+    wait.until(attempt)
+
+
+def test_the_standings_of_a_results_store_and_each_game_one_click_away(server: str, browser: webdriver.Chrome):
+    """``--db``: the standings table; a player's name lists its games, and a click on a game opens its replay, the
+    fault shown at its end."""
+    wait = WebDriverWait(browser, 300)
+    browser.get(server)
+    wait.until(lambda d: idle(d) and d.find_elements(By.CSS_SELECTOR, "#replay-source option[value='db']"))
+    Select(browser.find_element(By.ID, "replay-source")).select_by_value("db")
+    wait.until(lambda d: d.find_element(By.ID, "standings").is_displayed()
+               and d.find_elements(By.CSS_SELECTOR, "#source-games tbody tr"))  # fmt: skip
+    standings = json.load(urllib.request.urlopen(f"{server}/api/sources/db/standings"))
+    names = [row["player"] for row in standings]
+    wait.until(lambda d: unless_redrawn(lambda: texts(d, "button.player-games") == names))
+    wait.until(lambda d: unless_redrawn(lambda: "1 illegal" in d.find_element(By.CSS_SELECTOR, "#standings").text))
+    # The page reloads a source's tables when its list gets the focus: click again until the click has held.
+    caption = "#source-games caption"
+    click_until(wait, "#standings tbody tr:last-child button.player-games",
+                lambda d: "1 game of cheat" in d.find_element(By.CSS_SELECTOR, caption).text)  # fmt: skip
+    games = "#source-games tbody tr"
+    wait.until(
+        lambda d: unless_redrawn(lambda: texts(d, games) == ["match game 1 cheat vs honest honest won 0–0 6 illegal"])
+    )
+    click_until(wait, "#source-games button.open-game", lambda d: "replay" in d.find_element(By.ID, "game-title").text)
+    status = browser.find_element(By.ID, "status").text
+    assert "position 6 of 6" in status and "Fault: cheat illegal" in status
+    assert len(history(browser)) == 6

@@ -15,6 +15,8 @@ from awale_apps.web.defaults import (
 )
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from awale_apps.web.app import create_app
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
@@ -41,9 +43,10 @@ def serve(
     max_client_queue: int = DEFAULT_MAX_CLIENT_QUEUE,
     max_memory_mb: float = DEFAULT_MAX_MEMORY_MB,
     records: Iterable[str] = (),
+    db: str | Path | None = None,
 ) -> None:
     """Run the app with uvicorn until interrupted (Ctrl-C: KeyboardInterrupt once it has shut down, the workers
-    stopped); loopback only unless ``host`` says otherwise."""
+    stopped); loopback only unless ``host`` says otherwise; ``records`` and ``db`` as :func:`create_app`'s."""
     import uvicorn
 
     check_packages()
@@ -53,7 +56,7 @@ def serve(
     # through DNS rebinding. Bound to another address, the server answers any Host.
     hosts = LOOPBACK_HOSTS if host in LOOPBACK_HOSTS else None
     app = create_app(
-        max_games, max_think_seconds, presets, workers, hosts, max_queue, max_client_queue, max_memory_mb, records
+        max_games, max_think_seconds, presets, workers, hosts, max_queue, max_client_queue, max_memory_mb, records, db
     )
     # Connections bounded in number, per client and in time (awale_apps.web.server.uvicorn_config). On Ctrl-C, uvicorn's
     # Server (not uvicorn.run, which swallows it) raises the signal again once shut down: KeyboardInterrupt here.

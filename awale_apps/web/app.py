@@ -27,6 +27,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from awale_apps.web.board import AnalysisBoard
+from awale_apps.web.database_source import database_sources
 from awale_apps.web.defaults import (
     DEFAULT_MAX_CLIENT_QUEUE,
     DEFAULT_MAX_GAMES,
@@ -151,6 +152,7 @@ def create_app(
     max_client_queue: int = DEFAULT_MAX_CLIENT_QUEUE,
     max_memory_mb: float = DEFAULT_MAX_MEMORY_MB,
     records: Iterable[str | Path] = (),
+    db: str | Path | None = None,
 ) -> FastAPI:
     """The web app: the page at ``/``, the JSON API under ``/api``.
 
@@ -159,7 +161,9 @@ def create_app(
     sites from reaching a loopback server through DNS rebinding. At most ``max_queue`` requests (``max_client_queue``
     from one address) wait for an agent at once, the others are refused at once (503, 429); each worker keeps at most
     ``max_memory_mb`` megabytes of its agents' trees and tables. ``records`` are files of game records the
-    analysis board replays (RecordError for one that cannot be read). Workers are spawned, so a script that calls
+    analysis board replays (RecordError for one that cannot be read); ``db`` is a results store (``awale tournament``'s
+    SQLite file) whose events' games it replays and whose standings it shows, opened read-only (StoreError for a
+    missing, corrupt or foreign file). Workers are spawned, so a script that calls
     this needs the usual ``if __name__ == "__main__":`` guard.
     """
     if max_games < 1 or workers < 1 or not max_think_seconds > 0:
@@ -174,7 +178,8 @@ def create_app(
     memory = int(max_memory_mb * 2**20)
     server = Server(max_games, max_think_seconds, offered, set(offered), thinkers, max_queue, max_client_queue, memory)
     record_sources = [RecordsFile(path, "records" if i == 0 else f"records{i + 1}") for i, path in enumerate(records)]
-    board = AnalysisBoard([PageGames(server.store), *record_sources], max_reviews=max_games)
+    db_sources = database_sources(db) if db is not None else []
+    board = AnalysisBoard([PageGames(server.store), *record_sources, *db_sources], max_reviews=max_games)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

@@ -100,7 +100,8 @@ async def sources(board: BoardDependency) -> list[dict[str, Any]]:
 @router.get("/sources/{name}/games")
 async def source_games(name: str, board: BoardDependency) -> list[dict[str, Any]]:
     """The games of a source: ``key``, ``game``, ``players``, ``plies``, ``result`` (0, 1, ``"draw"`` or None for an
-    unfinished game), ``title``."""
+    unfinished game), ``title``; a results store's (``--db``) add ``task``, ``scores``, ``end_reason`` and
+    ``replayable`` (false for the arena's games, kept without moves)."""
     return board.library.source(name).summaries()
 
 

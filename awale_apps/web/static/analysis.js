@@ -103,31 +103,107 @@ async function loadGames() {
   const select = $("replay-game");
   select.replaceChildren();
   if (!source) return;
-  await loadStandings(source);
   const rows = await api("GET", `/api/sources/${source}/games`);
   for (const row of rows) {
     const option = document.createElement("option");
     option.value = row.key;
-    const result = row.result === null ? "unfinished" : row.result === "draw" ? "draw" : `${row.players[row.result]} won`;
-    option.textContent = `${row.title} · ${row.players.join(" vs ")} · ${row.plies} plies · ${result}`;
+    option.disabled = row.replayable === false;
+    option.textContent = `${row.title} · ${row.players.join(" vs ")} · ${row.plies} plies · ${resultText(row)}` +
+      (row.replayable === false ? " · results only" : "");
     select.appendChild(option);
   }
+  await loadStandings(source, rows);
 }
 
-async function loadStandings(source) {
-  // A source with standings (a tournament's) shows them as a table, its columns those of the rows.
+function resultText(row) {
+  return row.result === null ? "unfinished" : row.result === "draw" ? "draw" : `${row.players[row.result]} won`;
+}
+
+function cellText(value) {
+  // A standings value as text: faults by kind ({"illegal": 2}) as "2 illegal", numbers as they are.
+  if (value !== null && typeof value === "object") {
+    return Object.entries(value).map(([kind, count]) => `${count} ${kind}`).join(", ") || "–";
+  }
+  return value === null || value === undefined ? "" : String(value);
+}
+
+let sourceGames = []; // the games of the source shown (GET /api/sources/{name}/games)
+let gamesOf = null; // the player whose games the games table shows, or null for all
+
+async function loadStandings(source, rows) {
+  // A source with standings (a tournament's) shows them as a table, its columns those of the rows; a player's name
+  // shows that player's games in the table below, where each game opens its replay in one click.
   const table = $("standings");
   table.replaceChildren();
+  sourceGames = rows;
+  gamesOf = null;
   table.hidden = !(sourcesByName[source] && sourcesByName[source].standings);
+  $("source-games").hidden = table.hidden;
   if (table.hidden) return;
-  const rows = await api("GET", `/api/sources/${source}/standings`);
-  const columns = rows.length ? Object.keys(rows[0]) : [];
+  const standings = await api("GET", `/api/sources/${source}/standings`);
+  const columns = standings.length ? Object.keys(standings[0]) : [];
   const head = table.createTHead().insertRow();
   for (const column of columns) head.appendChild(document.createElement("th")).textContent = column;
   const body = table.createTBody();
+  for (const row of standings) {
+    const line = body.insertRow();
+    for (const column of columns) {
+      const cell = line.insertCell();
+      if (column !== "player") {
+        cell.textContent = cellText(row[column]);
+        continue;
+      }
+      const link = cell.appendChild(document.createElement("button"));
+      link.type = "button";
+      link.className = "link player-games";
+      link.textContent = row.player;
+      link.title = `show the games of ${row.player}`;
+      link.addEventListener("click", () => {
+        gamesOf = gamesOf === row.player ? null : row.player;
+        drawSourceGames(source);
+      });
+    }
+  }
+  drawSourceGames(source);
+}
+
+function drawSourceGames(source) {
+  // The games of the standings' source (one player's when one was picked): a click on a game opens its replay.
+  const table = $("source-games");
+  table.replaceChildren();
+  const rows = sourceGames.filter((row) => gamesOf === null || row.players.includes(gamesOf));
+  const count = `${rows.length} ${plural("game", rows.length)}`;
+  const how = rows.some((row) => row.replayable !== false) ? "click one to replay it" :
+    "results only: the arena keeps no moves";
+  table.createCaption().textContent = gamesOf === null ? `All ${count} (${how})` :
+    `${count} of ${gamesOf} (${how}; click ${gamesOf} again for all games)`;
+  const head = table.createTHead().insertRow();
+  for (const column of ["game", "players", "result", "score", "plies", "end"]) {
+    head.appendChild(document.createElement("th")).textContent = column;
+  }
+  const body = table.createTBody();
   for (const row of rows) {
     const line = body.insertRow();
-    for (const column of columns) line.insertCell().textContent = row[column];
+    line.dataset.key = row.key;
+    const open = line.insertCell().appendChild(document.createElement("button"));
+    open.type = "button";
+    open.className = "link open-game";
+    open.textContent = row.title;
+    const cells = [row.players.join(" vs "), resultText(row), row.scores ? row.scores.join("–") : "", row.plies,
+      row.end_reason || ""];
+    for (const text of cells) line.insertCell().textContent = text;
+    if (row.replayable === false) {
+      open.disabled = true;
+      open.title = "results only: the arena keeps no moves";
+      line.classList.add("not-replayable");
+      continue;
+    }
+    open.title = "replay this game";
+    line.addEventListener("click", () => guarded(async () => {
+      $("replay-game").value = row.key;
+      openReplay(await api("GET", `/api/sources/${source}/games/${encodeURIComponent(row.key)}`),
+        { source, key: row.key });
+    }));
   }
 }
 

@@ -1,0 +1,138 @@
+"""The games of a results store (``awale serve --db FILE``: the SQLite file of ``awale tournament``, ``awale arena
+--db`` and ``awale referee --db``, :mod:`training.competition.store`) as sources of replays, one per event, each
+with its standings.
+
+The file is opened read-only for each request (a tournament still running on it shows its games as they end; the
+events are those the file held when the server started). A game is replayed from its starting position
+(``initial(seed=start_seed)`` with the event's rules), its moves (the opening's first) with the seconds each answer
+took, and its fault; the arena keeps no moves, so its games are listed (``replayable`` false) and counted in the
+standings but not replayed. Seats: 0 is JoueurA (who moves first) in tournaments and referee matches, the rules'
+player 0 in the arena; a :class:`~awale_apps.web.replays.Replay` names its players in the rules' order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from awale_apps.web.errors import ApiError
+from awale_apps.web.replays import Replay
+from awale_env.errors import IllegalMoveError
+from awale_env.games import get_game
+from training.competition.store import Event, Store, StoredGame, StoreError, open_store
+
+
+def database_sources(path: str | Path, name: str = "db") -> list[DatabaseSource]:
+    """A source per event of the store at ``path`` (``name`` if it holds one, else ``name-ID``); StoreError for a
+    file that is missing, corrupt, of another program, or holds no event."""
+    with open_store(path) as store:
+        events = store.events()
+        if not events:
+            raise StoreError(f"{path} holds no tournament, arena or referee match yet")
+    single = len(events) == 1
+    return [DatabaseSource(path, event, name if single else f"{name}-{event.id}") for event in events]
+
+
+def by_player(by_seat: tuple[Any, Any], seat_players: tuple[int, int]) -> list[Any]:
+    """Values given by seat (seat 0's first) in the rules' players' order (player 0's first)."""
+    values = list(by_seat)
+    for seat, player in enumerate(seat_players):
+        values[player] = by_seat[seat]
+    return values
+
+
+class DatabaseSource:
+    """One event of a results store: its games (keyed by their id in the store) and its standings."""
+
+    def __init__(self, path: str | Path, event: Event, name: str) -> None:
+        self.path = Path(path)
+        self.event = event
+        self.name = name
+        self.title = f"{event.kind} {event.name!r} ({event.game}) of {self.path.name}"
+
+    @contextmanager
+    def _store(self) -> Iterator[Store]:
+        try:
+            with open_store(self.path) as store:
+                yield store
+        except StoreError as error:
+            raise ApiError(503, f"cannot read the results store: {error}") from None
+
+    def _start(self, game: StoredGame) -> Any:
+        settings = self.event.settings
+        return get_game(self.event.game).initial(seed=game.start_seed, max_plies=settings.get("max_plies"),
+                                                 **settings.get("rules", {}))  # fmt: skip
+
+    def _seat_players(self, game: StoredGame) -> tuple[int, int]:
+        """The rules' player at each seat of ``game``."""
+        if self.event.kind == "arena":
+            return (0, 1)
+        first = self._start(game).to_move
+        return (first, 1 - first)
+
+    def _row(self, game: StoredGame, seat_players: tuple[int, int]) -> dict[str, Any]:
+        players, scores = by_player(game.players, seat_players), by_player(game.scores, seat_players)
+        result = "draw" if game.winner is None else seat_players[game.winner]
+        replayable = self.event.kind != "arena"
+        return {"key": str(game.id), "game": self.event.game, "players": players, "plies": game.plies,
+                "result": result, "title": f"{self.event.name} game {game.task + 1}", "task": game.task,
+                "scores": scores, "end_reason": game.end_reason, "replayable": replayable}  # fmt: skip
+
+    def summaries(self) -> list[dict[str, Any]]:
+        """One row per game (task order): besides the protocol's keys, the ``task``, the ``scores`` (seeds captured,
+        in the players' order), the ``end_reason`` and whether it is ``replayable`` (the arena keeps no moves)."""
+        with self._store() as store:
+            games = store.games(self.event.id)
+        seats: dict[int | None, tuple[int, int]] = {}  # by start seed: one start, one player moving first
+        rows = []
+        for game in games:
+            if game.start_seed not in seats:
+                seats[game.start_seed] = self._seat_players(game)
+            rows.append(self._row(game, seats[game.start_seed]))
+        return rows
+
+    def load(self, key: str) -> Replay:
+        """The game ``key`` (its id in the store) as a Replay; 404 for a game of another event, an unknown one or
+        one without moves (an arena game)."""
+        if not key.isdigit():
+            raise ApiError(404, f"no game {key!r} in {self.title}: its games are keyed by their id (a number)")
+        with self._store() as store:
+            try:
+                game = store.game(int(key))
+            except KeyError:
+                game = None
+        if game is None or game.event != self.event.id:
+            raise ApiError(404, f"no game {key!r} in {self.title}: GET /api/sources/{self.name}/games lists them")
+        if self.event.kind == "arena" or (game.plies and not game.moves):
+            raise ApiError(404, f"game {key} of {self.title} cannot be replayed: the arena keeps no moves, only the "
+                                "result (see the standings)")  # fmt: skip
+        start = self._start(game)
+        seat_players = self._seat_players(game)
+        kind = get_game(self.event.game)
+        state, actions = start, []
+        for move in game.moves:
+            try:
+                action = state.to_action(kind.parse_move(move.move))
+                state = state.play(action)
+            except (IllegalMoveError, ValueError) as error:
+                raise ApiError(500, f"game {key} of {self.path}: ply {move.ply} ({move.move!r}) does not replay: "
+                                    f"{error}") from None  # fmt: skip
+            actions.append(action)
+        players = by_player(game.players, seat_players)
+        fault = None
+        if game.fault is not None:
+            f = game.fault
+            who = players.index(f.player) if f.player in players else None
+            fault = {"player": who, "name": f.player, "kind": f.kind, "ply": f.ply, "answer": f.answer,
+                     "detail": f.detail}  # fmt: skip
+        title = f"{self.event.name} game {game.task + 1}: {game.players[0]} vs {game.players[1]}"
+        return Replay(start, actions, players, title, [m.seconds for m in game.moves], fault)
+
+    def standings(self) -> list[dict[str, Any]]:
+        """The event's standings (:meth:`Store.standings`): ``player``, ``games``, ``points``, ``wins``, ``draws``,
+        ``losses``, ``faults`` (by kind), ``elo`` and its 95 % interval ``elo_low``-``elo_high``, best first."""
+        with self._store() as store:
+            return [asdict(row) for row in store.standings(self.event.id)]

@@ -1,0 +1,158 @@
+"""``awale serve --db FILE``: the events of a results store as sources of replays with their standings (docs/web.md).
+
+The store holds what the toolkit writes: a small tournament of agents with random openings (moves, seconds, seeded
+starts), an arena round robin (results only: listed, not replayable) and a referee match whose game ended by a fault
+(written through the store's API, as ``awale referee --db`` does).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from awale_apps.cli import app as cli_app
+from awale_apps.web import create_app
+from awale_env.games import get_game
+from training.arena import round_robin
+from training.competition.store import FaultRecord, Move, PlayerEntry, open_store
+from training.competition.tournament import TournamentSettings, load_players, run_tournament
+
+GAME = "awale16_2025"
+MAX_PLIES = 40
+
+
+def write_fault_match(db: Path) -> None:
+    """A referee match of one game: ``cheat`` (JoueurA) answers an illegal move at ply 7."""
+    game = get_game(GAME)
+    state = game.initial(max_plies=MAX_PLIES)
+    moves = []
+    for ply in range(1, 7):
+        action = state.legal_actions()[0]
+        moves.append(Move(ply, (ply - 1) % 2, game.format_move(action), 0.01 * ply))
+        state = state.play(action)
+    settings = {"programs": ["cheat", "honest"], "games": 1, "rules": {}, "max_plies": MAX_PLIES}
+    fault = FaultRecord("cheat", "illegal", 7, "99Z", json.dumps(state.to_dict()), "99Z is no hole of this board")
+    with open_store(db, write=True) as store:
+        players = [PlayerEntry("cheat", "command", "./cheat"), PlayerEntry("honest", "command", "./honest")]
+        event = store.event("referee", "match", GAME, settings, players, resume=False)
+        store.add_game(event, 0, ("cheat", "honest"), 1, state.stores, 6, "illegal", [], moves, fault)
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    tmp_path = tmp_path_factory.mktemp("db")
+    path = tmp_path / "results.db"
+    players_toml = tmp_path / "players.toml"
+    players_toml.write_text("".join(f'[[player]]\nname = "{name}"\nagent = "{spec}"\n\n'
+                                    for name, spec in [("rand", "random"), ("greed", "greedy")]))  # fmt: skip
+    settings = TournamentSettings(GAME, max_plies=MAX_PLIES, games_per_pair=2, openings=2, seed=3)
+    with open_store(path, write=True) as store:
+        run_tournament(store, load_players(players_toml, GAME), settings, progress=False)
+    round_robin(["random", "greedy"], games_per_pair=2, seed=1, progress=False, db=path, game=GAME,
+                max_plies=MAX_PLIES)  # fmt: skip
+    write_fault_match(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def client(db):
+    with TestClient(create_app(db=db)) as client:
+        yield client
+
+
+def sources_of(client) -> dict[str, dict]:
+    return {source["name"]: source for source in client.get("/api/sources").json()}
+
+
+def test_each_event_is_a_source_with_its_games_and_standings(client, db):
+    sources = sources_of(client)
+    with open_store(db) as store:
+        events = store.events()
+        assert [e.kind for e in events] == ["tournament", "arena", "referee"]
+        for event in events:
+            source = sources[f"db-{event.id}"]
+            assert source["standings"] is True and source["games"] == len(store.games(event.id))
+            assert event.kind in source["title"] and "results.db" in source["title"]
+            rows = client.get(f"/api/sources/db-{event.id}/games").json()
+            assert [row["key"] for row in rows] == [str(g.id) for g in store.games(event.id)]
+            assert all(row["replayable"] == (event.kind != "arena") for row in rows)
+            standings = client.get(f"/api/sources/db-{event.id}/standings").json()
+            assert standings == [json.loads(json.dumps(row.__dict__)) for row in store.standings(event.id)]
+
+
+def test_a_tournament_game_replays_to_its_stored_scores_with_its_seconds(client, db):
+    with open_store(db) as store:
+        event = store.latest_event("tournament")
+        for stored in store.games(event.id):
+            replay = client.get(f"/api/sources/db-{event.id}/games/{stored.id}").json()
+            assert len(replay["moves"]) == stored.plies and stored.opening  # the opening's moves first
+            assert [m["move"] for m in replay["moves"][:2]] == stored.opening
+            assert [m["seconds"] for m in replay["moves"][:2]] == [None, None]
+            assert all(m["seconds"] is not None for m in replay["moves"][2:])
+            first = replay["positions"][0]["state"]["to_move"]  # seat 0 moves first; players in the rules' order
+            seat_of = {first: 0, 1 - first: 1}
+            assert [replay["players"][p] for p in (first, 1 - first)] == list(stored.players)
+            final = replay["positions"][-1]
+            assert final["stores"] == [stored.scores[seat_of[0]], stored.scores[seat_of[1]]]
+            winner = replay["result"]["winner"]
+            assert (None if winner is None else seat_of[winner]) == stored.winner
+
+
+def test_a_fault_is_shown_and_an_arena_game_is_listed_but_not_replayed(client, db):
+    with open_store(db) as store:
+        referee = store.latest_event("referee")
+        arena = store.latest_event("arena")
+        faulty = store.games(referee.id)[0]
+        arena_game = store.games(arena.id)[0]
+    replay = client.get(f"/api/sources/db-{referee.id}/games/{faulty.id}").json()
+    assert replay["players"] == ["cheat", "honest"] and len(replay["moves"]) == 6
+    assert replay["fault"]["player"] == 0 and replay["fault"]["kind"] == "illegal"
+    assert replay["fault"]["answer"] == "99Z" and "no hole" in replay["fault"]["detail"]
+    assert [m["seconds"] for m in replay["moves"]] == [0.01 * ply for ply in range(1, 7)]
+    row = client.get(f"/api/sources/db-{referee.id}/games").json()[0]
+    assert row["result"] == 1 and row["end_reason"] == "illegal"
+    response = client.get(f"/api/sources/db-{arena.id}/games/{arena_game.id}")
+    assert response.status_code == 404 and "keeps no moves" in response.json()["error"]
+    # A game of another event, or no game at all: 404 naming where to look.
+    for key in (str(faulty.id), "abc", "99999"):
+        response = client.get(f"/api/sources/db-{arena.id}/games/{key}")
+        assert response.status_code == 404 and response.json()["error"]
+
+
+def test_a_stored_game_is_reviewed_like_any_other(client, db):
+    with open_store(db) as store:
+        referee = store.latest_event("referee")
+        key = str(store.games(referee.id)[0].id)
+    response = client.post("/api/reviews", json={"source": f"db-{referee.id}", "key": key,
+                                                  "engine": "alphabeta:depth=1"})  # fmt: skip
+    assert response.status_code == 202, response.text
+    assert response.json()["total"] == 7
+
+
+def test_a_store_of_one_event_is_the_source_db(tmp_path):
+    path = tmp_path / "one.db"
+    write_fault_match(path)
+    app = create_app(db=path)
+    assert [name for name in app.state.board.library.sources] == ["page", "db"]
+
+
+@pytest.mark.parametrize("kind", ["missing", "corrupt", "foreign", "empty"])
+def test_serve_refuses_a_bad_db_in_one_line(tmp_path, kind):
+    path = tmp_path / "results.db"
+    if kind == "corrupt":
+        path.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
+    elif kind == "foreign":
+        with sqlite3.connect(path) as connection:
+            connection.execute("CREATE TABLE things (x)")
+        connection.close()
+    elif kind == "empty":
+        open_store(path, write=True).close()
+    result = CliRunner().invoke(cli_app, ["serve", "--db", str(path)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: --db: ") and str(path) in lines[0]
