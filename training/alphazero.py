@@ -57,6 +57,7 @@ from agents.alphazero.network import (
 from agents.alphazero.selfplay import Samples, SelfPlay, play_match
 from agents.checkpoint import load_arrays, load_tensors
 from agents.extras import needs_extra
+from agents.registry import format_spec
 from awale_env.games import DEFAULT_GAME, GAMES, get_game
 from training import runs
 from training.arena import BACKENDS
@@ -479,7 +480,7 @@ def reference_scores(best_path: Path, config: AlphaZeroConfig, seed: int) -> dic
     """Score (wins + draws / 2 over games) of the best network against each reference agent in the arena."""
     from training import arena  # the arena and agent registry live beside this trainer
 
-    spec = f"alphazero:path={best_path},simulations={config.reference_simulations}"
+    spec = format_spec("alphazero", {"path": str(best_path), "simulations": config.reference_simulations})
     scores = {}
     for reference in config.references:
         result = arena.play_match(
@@ -700,7 +701,8 @@ TRAINER = runs.Trainer(TRAINER_NAME, AlphaZeroConfig, resolved, train, STATE_FIL
 def main(argv: list[str] | None = None) -> None:
     """Command-line entry point (``awale train alphazero``): parse :class:`AlphaZeroConfig` with tyro and train."""
     run = runs.main(TRAINER, argv, __doc__.splitlines()[0])
-    print(f"best network: {run.dir / BEST_FILE} (play it with the agent spec 'alphazero:path={run.dir / BEST_FILE}')")
+    best = run.dir / BEST_FILE
+    print(f"best network: {best} (play it with the agent spec {runs.play_spec('alphazero', best)})")
 
 
 if __name__ == "__main__":
