@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import importlib
 import re
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agents.base import game_refusal
@@ -216,6 +218,42 @@ def make(spec: str, **overrides: Any) -> Any:
         return cls(**kwargs)
     except (TypeError, ValueError) as error:
         raise AgentSpecError(f"bad agent spec {spec!r}: {error}") from error
+
+
+#: The parameter of an agent that names its weights file (or a directory holding it).
+WEIGHTS_PARAMETER = "path"
+
+
+@dataclass(frozen=True)
+class WeightsFile:
+    """The weights file of an agent spec, read into memory where the spec is given (a driver) to build the agent
+    where that file is not (a node of a cluster): its name (agents tell formats apart by it) and its bytes."""
+
+    name: str
+    data: bytes
+
+
+def read_weights(spec: str, game: str) -> WeightsFile | None:
+    """The file whose weights the agent of ``spec`` plays ``game`` with (its ``weights_file(game)``), read whole;
+    None for a spec that names no file (``path=``): the shipped networks come with the package."""
+    name, kwargs = parse_spec(spec)
+    if WEIGHTS_PARAMETER not in kwargs:
+        return None
+    weights_file = getattr(make(spec), "weights_file", None)
+    path = weights_file(game) if weights_file is not None else None
+    if path is None:
+        return None
+    return WeightsFile(Path(path).name, Path(path).read_bytes())
+
+
+def make_from_weights(spec: str, weights: WeightsFile, **overrides: Any) -> Any:
+    """The agent of ``spec`` with the weights of ``weights`` in place of the file its ``path=`` names (which need
+    not exist here): they are written to a private temporary folder for the agent's loader, which reads them as it
+    builds the agent (every agent of the table does), and the folder is removed before returning."""
+    with tempfile.TemporaryDirectory(prefix="awale-weights-") as folder:
+        path = Path(folder) / weights.name
+        path.write_bytes(weights.data)
+        return make(spec, **overrides, **{WEIGHTS_PARAMETER: str(path)})
 
 
 def opponent_policy(spec: str, game: Game) -> Any:

@@ -321,6 +321,10 @@ def arena(
     rule: Annotated[list[str] | None, typer.Option(help=RULE_HELP)] = None,
     backend: Annotated[str, typer.Option(help="process (processes here) or ray (--workers Ray actors)")] = "process",
     address: Annotated[str | None, typer.Option(help="with --backend ray: the cluster to join (auto: here)")] = None,
+    runtime_env: Annotated[
+        str | None,
+        typer.Option(help="with --backend ray: Ray's runtime environment, a JSON object or a JSON/YAML file"),
+    ] = None,
 ) -> None:
     """Round robin between agents: a win/draw/loss table and Elo ratings with 95 % confidence intervals."""
     from training.arena import JOURNAL_NAME, ArenaError, JournalWarning, format_table, round_robin
@@ -332,10 +336,17 @@ def arena(
         _fail(f"--workers must be >= 1, got {workers}")
     if backend == "ray":
         import training.ray_backend  # noqa: F401  (without Ray: one line before the tournament starts)
+    elif runtime_env is not None:
+        _fail("--runtime-env is for --backend ray")
     if resume and out is None:
         _fail(f"--resume continues the tournament recorded in --out DIR ({JOURNAL_NAME}): give its --out")
     if out is not None:
         writable_directory(out)
+    ray_started = False
+    if backend == "ray":  # a bad --runtime-env, or no cluster at --address: one line before any game
+        from training.ray_backend import connect
+
+        ray_started = connect(address, runtime_env)
     with warnings.catch_warnings():  # a journal's cut last line: one line on stderr, as the tournament starts
         warnings.simplefilter("always", JournalWarning)
         warnings.showwarning = lambda message, *_: typer.echo(f"warning: {one_line(str(message))}", err=True)
@@ -346,6 +357,11 @@ def arena(
                                  **options)  # fmt: skip
         except ArenaError as error:
             _fail(str(error), code=1)
+        finally:
+            if ray_started:
+                import ray
+
+                ray.shutdown()
     typer.echo(format_table(result))
     if out is not None:
         for path in _write_results(result, out):

@@ -81,6 +81,7 @@ RESUMABLE = (
     "progress",
     "backend",
     "address",
+    "runtime_env",
 )
 
 
@@ -137,6 +138,9 @@ class AlphaZeroConfig(NetworkOptions):
     """where self-play runs: process (worker processes here) or ray (Ray actors; needs the rllib extra)"""
     address: Annotated[str | None, runs.computed_default("start Ray here", "ADDRESS")] = None
     """with --backend ray, the Ray cluster to join ("auto": the one started here)"""
+    runtime_env: Annotated[str | None, runs.computed_default("none", "JSON|FILE")] = None
+    """with --backend ray, Ray's runtime environment for the actors: a JSON object or a JSON/YAML file (working_dir,
+    py_modules, pip; docs/distributed.md)"""
     games_per_worker: int = 128
     """games each worker plays side by side (the network's batch size)"""
     moves_per_generation: int = 24
@@ -662,6 +666,8 @@ def train(config: AlphaZeroConfig) -> Run:
                 "selfplay_moves_per_s": stats["moves"] / max(stats["seconds"], 1e-9),
                 "evaluations_per_s": stats["evaluations"] / max(stats["seconds"], 1e-9),
                 "mean_game_plies": stats["plies"] / stats["games"] if stats["games"] else "",
+                "actors_replaced": int(stats.get("actors_replaced", 0)),
+                "games_restarted": int(stats.get("games_restarted", 0)),
                 "gate_score": "" if gate is None else gate,
                 "best_generation": run.best_generation,
                 **{f"vs_{reference}": "" for reference in config.references},

@@ -154,6 +154,8 @@ class TournamentResult:
     standings: list[Standing] = field(default_factory=list)
     pairs: list[dict[str, Any]] = field(default_factory=list)
     game: str = DEFAULT_GAME
+    #: Games played again whole because the Ray actor playing them was lost (``backend="ray"``).
+    replayed_games: int = 0
 
     def table(self) -> list[dict[str, Any]]:
         """The standings as JSON-safe rows, best Elo first."""
@@ -166,6 +168,7 @@ class TournamentResult:
             "seed": self.seed,
             "standings": self.table(),
             "pairs": self.pairs,
+            "replayed_games": self.replayed_games,
             "games": [asdict(g) for g in self.games],
         }
 
@@ -192,9 +195,9 @@ def play_game(agents: tuple[Any, Any], state: Any) -> Any:
     return state
 
 
-def run_task(task: GameTask) -> GameResult:
-    """Play one task (in a worker process or in this one)."""
-    agents = (_agent(task.specs[0]), _agent(task.specs[1]))
+def run_task(task: GameTask, agent: Callable[[str], Any] = _agent) -> GameResult:
+    """Play one task (in a worker process or in this one) with the agents ``agent(spec)`` gives (built once)."""
+    agents = (agent(task.specs[0]), agent(task.specs[1]))
     for agent, seed in zip(agents, task.agent_seeds):
         reset_agent(agent, seed)
     state = task.initial()
@@ -392,10 +395,12 @@ def run_tasks(
     backend: str = "process",
     address: str | None = None,
     finished: Callable[[GameResult], None] | None = None,
+    replayed: Callable[[GameTask], None] | None = None,
 ) -> list[GameResult]:
     """Play every task, in ``workers`` processes if more than one, or with ``backend="ray"`` on ``workers`` Ray actors
-    of the cluster at ``address`` (:mod:`training.ray_backend`); results in task order, and ``finished(result)``
-    called as each game ends (in the order they end). ArenaError if a worker process dies."""
+    of the cluster at ``address`` (:mod:`training.ray_backend`); results in task order, ``finished(result)``
+    called as each game ends (in the order they end) and, on Ray, ``replayed(task)`` for a game played again after
+    its actor was lost. ArenaError if a worker process dies."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     bar = tqdm(total=len(tasks), desc="games", unit="game", disable=not progress)
@@ -409,7 +414,7 @@ def run_tasks(
         if backend == "ray":
             from training.ray_backend import run_tasks as run_tasks_on_ray  # imports Ray: only for this backend
 
-            return run_tasks_on_ray(tasks, workers, address, done)
+            return run_tasks_on_ray(tasks, workers, address, done, replayed)
         if workers <= 1:
             results = []
             for task in tasks:
@@ -501,6 +506,7 @@ def round_robin(
         settings = tournament_settings(specs, games_per_pair, seed, opening_plies, max_plies, game, rules, weights)
         games = open_journal(journal, settings, tasks, resume)
     recorded = {g.index for g in games}
+    replayed: list[GameTask] = []
     with journal.open("a", encoding="utf-8") if journal is not None else nullcontext() as file:
 
         def finished(result: GameResult) -> None:
@@ -510,7 +516,8 @@ def round_robin(
                 file.flush()  # in the file as soon as the game ends, whatever stops this process later
 
         try:
-            run_tasks([t for t in tasks if t.index not in recorded], workers, progress, backend, address, finished)
+            missing = [t for t in tasks if t.index not in recorded]
+            run_tasks(missing, workers, progress, backend, address, finished, replayed.append)
         except ArenaError as error:
             if journal is None:
                 hint = "a journal (awale arena --out DIR; journal=PATH) keeps the finished games for a resume"
@@ -521,6 +528,7 @@ def round_robin(
     games.sort(key=lambda g: g.index)
     result = summarize(specs, seed, games, prior_draws)
     result.game = game
+    result.replayed_games = len(replayed)
     return result
 
 

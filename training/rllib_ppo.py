@@ -37,7 +37,7 @@ from agents.base import game_refusal, reset_agent
 from agents.extras import script_needs_extra
 
 with script_needs_extra(__name__):
-    from agents.rllib import ACTIVATIONS, SHARED_POLICY, ActionMaskingModule, RLlibAgent, save_policy
+    from agents.rllib import ACTIVATIONS, POLICY_FILE, SHARED_POLICY, ActionMaskingModule, RLlibAgent, save_policy
 from awale_env.games import DEFAULT_GAME, GAMES, get_game
 from awale_env.gym_env import check_options
 from training import arena, runs
@@ -50,7 +50,8 @@ CHECKPOINT_DIR = "checkpoint"
 TRAINER_FILE = "trainer.json"
 CHECKPOINT = f"{CHECKPOINT_DIR}/{TRAINER_FILE}"
 #: The options a resume may change: the run's length, its evaluations and checkpoints, and where it runs.
-RESUMABLE = ("iterations", "eval_every", "eval_games", "eval_opponents", "checkpoint_every", "address", "progress")
+RESUMABLE = ("iterations", "eval_every", "eval_games", "eval_opponents", "checkpoint_every", "address", "runtime_env",
+             "progress")  # fmt: skip
 
 
 @dataclass
@@ -67,6 +68,9 @@ class RLlibPPOConfig:
     """training iterations (each samples train_batch_size moves, then learns from them)"""
     address: str | None = None
     """Ray cluster to join ("auto": the one started on this machine by `ray start`); default: a Ray of this process"""
+    runtime_env: Annotated[str | None, runs.computed_default("none", "JSON|FILE")] = None
+    """Ray's runtime environment for the env runners: a JSON object or a JSON/YAML file (working_dir, py_modules,
+    pip; docs/distributed.md)"""
     env_runners: int = 1
     """Ray actors sampling games (0: sample in this process)"""
     envs_per_runner: int = 8
@@ -275,7 +279,7 @@ def train(config: RLlibPPOConfig) -> Path:
     from training.ray_backend import connect
 
     config, run_dir = runs.start(TRAINER, config)
-    started_ray = connect(config.address)
+    started_ray = connect(config.address, config.runtime_env)
     algorithm = ppo_config(config).build_algo()
     elapsed = 0.0
     if config.resume:
@@ -318,8 +322,10 @@ TRAINER = runs.Trainer(TRAINER_NAME, RLlibPPOConfig, resolved, train, CHECKPOINT
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Command-line entry point: ``python -m training.rllib_ppo [--option value ...]``."""
-    runs.main(TRAINER, argv, __doc__.split("\n\n")[0])
+    """Command-line entry point: ``python -m training.rllib_ppo [--option value ...]``; ends with the spec that plays
+    the trained policy."""
+    checkpoint = runs.main(TRAINER, argv, __doc__.split("\n\n")[0])
+    print(f"policy: {checkpoint / POLICY_FILE} (play it with the agent spec {runs.play_spec('rllib', checkpoint)})")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
-"""AlphaZero self-play and the arena on Ray actors (``--backend ray``): the same results as the local backends, and
-a lost actor replaced with its work done again."""
+"""AlphaZero self-play and the arena on Ray actors (``--backend ray``): the same results as the local backends, a lost
+actor replaced with its work done again and said, weights that travel through the object store, not the disk."""
 
 from __future__ import annotations
+
+import shutil
 
 import numpy as np
 import pytest
@@ -11,10 +13,12 @@ pytest.importorskip("ray.rllib")
 import ray
 import torch
 
+from agents.alphazero.agent import pretrained_path
 from agents.alphazero.network import build_network
+from agents.registry import format_spec
 from training import arena
 from training.alphazero import AlphaZeroConfig, SelfPlayPool
-from training.ray_backend import Actors, ArenaActor, RaySelfPlayPool, run_jobs
+from training.ray_backend import Actors, ArenaActor, RaySelfPlayPool, run_jobs, ship_weights
 
 #: Games that end at the ply limit within one generation, so that every generation yields samples.
 TINY = dict(
@@ -29,7 +33,7 @@ TINY = dict(
 )
 
 
-def test_self_play_actor_plays_as_the_local_worker_and_survives_its_loss(local_ray, tmp_path):
+def test_self_play_actor_plays_as_the_local_worker_and_survives_its_loss(local_ray, tmp_path, capsys):
     torch.manual_seed(0)
     config = AlphaZeroConfig(run_dir=str(tmp_path), workers=1, backend="ray", **TINY)
     net = build_network(config.network_config()).eval()
@@ -45,11 +49,16 @@ def test_self_play_actor_plays_as_the_local_worker_and_survives_its_loss(local_r
         for field in ("obs", "policy", "value"):
             assert np.array_equal(getattr(samples, field), getattr(expected, field))
 
+        assert stats["actors_replaced"] == stats["games_restarted"] == 0
+
         ray.kill(pool.actors.handles[0])
         pool.start(net)
         samples, stats = pool.collect()
         assert pool.replaced == 1
         assert stats["games"] == 4 and len(samples) == 4 * 12
+        assert stats["actors_replaced"] == 1 and stats["games_restarted"] == 4  # columns of metrics.csv
+        (line,) = [line for line in capsys.readouterr().err.splitlines() if line.startswith("ray: ")]
+        assert "self-play actor 0 lost" in line and "its 4 games restart from new openings" in line
     finally:
         pool.close()
 
@@ -61,11 +70,42 @@ def test_arena_match_on_ray_is_the_local_match(local_ray):
     assert on_ray.games == local.games
 
 
-def test_arena_game_of_a_lost_actor_is_played_again(local_ray):
+def test_arena_game_of_a_lost_actor_is_played_again(local_ray, capsys):
     tasks = arena.make_tasks(["random", "greedy"], 4, seed=2, opening_plies=2, max_plies=None)
-    actors = Actors(lambda _: ArenaActor.remote(), 2)
+    actors = Actors(lambda _: ArenaActor.remote(), 2, "arena actor")
     ray.kill(actors.handles[0])
-    results = run_jobs(actors, lambda handle, task: handle.play.remote(task), tasks, pinned=False)
+    again = []
+
+    def redo(task: arena.GameTask) -> str:
+        again.append(task.index)
+        return "played again"
+
+    results = run_jobs(actors, lambda handle, task: handle.play.remote(task), tasks, pinned=False, redo=redo)
     actors.kill()
-    assert actors.replaced == 1
+    assert actors.replaced == 1 and again == [0]
     assert results == [arena.run_task(task) for task in tasks]
+    (line,) = [line for line in capsys.readouterr().err.splitlines() if line.startswith("ray: ")]
+    assert line.startswith("ray: arena actor 0 lost (") and line.endswith("replaced by a new actor, played again")
+
+
+def test_arena_actors_play_with_weights_shipped_after_the_files_are_gone(local_ray, tmp_path):
+    """A cluster shares no disk with the driver: the driver reads an agent's weights file once, and the actors (a
+    replacement too) build the agent from the object store, the file deleted before any actor started. The folder is
+    named as Tune names a trial's, so the spec quotes its path."""
+    network = tmp_path / "PPO_RLlibGameEnv_00000_0_entropy_coeff=0.0100,lr=0.0003" / "best.pt"
+    network.parent.mkdir()
+    shutil.copy(pretrained_path(), network)
+    spec = format_spec("alphazero", {"path": str(network), "simulations": 4})
+    tasks = arena.make_tasks([spec, "greedy"], 4, seed=3, opening_plies=2, max_plies=60)
+    local = [arena.run_task(task) for task in tasks]
+
+    weights = ship_weights([spec, "greedy"], tasks[0].game)
+    shutil.rmtree(network.parent)
+    actors = Actors(lambda _: ArenaActor.remote(weights), 2, "arena actor")
+    ray.kill(actors.handles[1])  # its replacement builds the agent from the object store too
+    try:
+        results = run_jobs(actors, lambda handle, task: handle.play.remote(task), tasks, pinned=False)
+    finally:
+        actors.kill()
+    assert actors.replaced == 1
+    assert results == local
