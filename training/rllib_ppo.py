@@ -325,7 +325,8 @@ def main(argv: list[str] | None = None) -> None:
     """Command-line entry point: ``python -m training.rllib_ppo [--option value ...]``; ends with the spec that plays
     the trained policy."""
     checkpoint = runs.main(TRAINER, argv, __doc__.split("\n\n")[0])
-    print(f"policy: {checkpoint / POLICY_FILE} (play it with the agent spec {runs.play_spec('rllib', checkpoint)})")
+    print(f"policy: {checkpoint / POLICY_FILE}")
+    print(f"play it with the agent spec {runs.play_spec('rllib', checkpoint)}")
 
 
 if __name__ == "__main__":

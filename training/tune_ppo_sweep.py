@@ -133,8 +133,8 @@ def sweep(config: SweepConfig) -> object:
     if best.checkpoint is not None:
         local = Path(best.checkpoint.path) if not is_uri(storage) else None
         exported = export_policy(best.checkpoint, local or Path(f"{runs.default_run_dir('tune', config.game)}-best"))
-        print(f"best trial's policy: {exported / POLICY_FILE} (play it with the agent spec "
-              f"{runs.play_spec('rllib', exported)})")  # fmt: skip
+        print(f"best trial's policy: {exported / POLICY_FILE}")
+        print(f"play it with the agent spec {runs.play_spec('rllib', exported)}")
     return results
 
 
