@@ -30,12 +30,12 @@ from agents.extras import script_needs_extra
 from awale_env.games import DEFAULT_GAME, GAMES
 from training import runs
 
-with script_needs_extra(__name__):
-    from ray import tune
-
+with script_needs_extra(__name__):  # agents.rllib says first, in one line, that Ray is missing
     from agents.rllib import POLICY_FILE, SHARED_POLICY, save_policy
     from training.ray_backend import connect
     from training.rllib_ppo import RLlibPPOConfig, ppo_config
+
+    from ray import tune  # isort: skip
 
 #: Where an Algorithm checkpoint keeps its trained modules (RLlib's component names).
 MODULES_IN_CHECKPOINT = Path("learner_group", "learner", "rl_module")
