@@ -250,9 +250,21 @@ def metrics_row(result: dict[str, Any]) -> dict[str, Any]:
     }
     for key in ("policy_loss", "vf_loss", "entropy", "mean_kl_loss", "vf_explained_var"):
         row[key] = learner.get(key, float("nan"))
+    faults = result.get("fault_tolerance", {})  # RLlib's count of its env runners: healthy ones, restarts so far
+    row["env_runners_healthy"] = int(faults.get("num_healthy_workers", 0))
+    row["env_runner_restarts"] = int(faults.get("num_remote_worker_restarts", 0))
     for spec, score in result.get("vs_opponents", {}).items():
         row[f"vs_{runs.tag(spec)}"] = score
     return row
+
+
+def env_runners_note(healthy: int, wanted: int, row: dict[str, Any]) -> str:
+    """The line a run prints when the number of its healthy env runners changes (a runner lost, or back)."""
+    if healthy >= wanted:
+        return f"ray: all {wanted} env runners sample again (env_runner_restarts: {row['env_runner_restarts']})"
+    return (f"ray: {wanted - healthy} of {wanted} env runners lost (their process or node); RLlib samples with the "
+            f"others and brings a runner back once Ray has restarted it ({row['env_steps']:,} moves sampled so far; "
+            "env_runners_healthy in metrics.csv)")  # fmt: skip
 
 
 def save_checkpoint(algorithm: Any, run_dir: Path, elapsed: float) -> None:
@@ -291,6 +303,7 @@ def train(config: RLlibPPOConfig) -> Path:
     writer = runs.tensorboard_writer(run_dir, done)
     clock = runs.Clock(elapsed)
     progress = runs.Progress(TRAINER_NAME, config.iterations, done, "iteration", clock, config.progress)
+    healthy = config.env_runners
     try:
         while algorithm.iteration < config.iterations:
             result = algorithm.train()
@@ -304,6 +317,9 @@ def train(config: RLlibPPOConfig) -> Path:
                     writer.add_scalar(key, value, row["iteration"])
             writer.flush()
             log.append([row])
+            if row["env_runners_healthy"] != healthy:
+                healthy = row["env_runners_healthy"]
+                progress.note(env_runners_note(healthy, config.env_runners, row))
             progress.update(1)
             scores = " ".join(f"{spec}={score:.0%}" for spec, score in result.get("vs_opponents", {}).items())
             progress.status(f"{row['env_steps_per_s']:,.0f} steps/s" + (f", {scores}" if scores else ""))

@@ -69,3 +69,21 @@ def test_one_iteration_saves_resumes_and_plays_legal_games(local_ray, tmp_path, 
     assert json.loads((tmp_path / "run, with a comma" / CHECKPOINT).read_text())["iteration"] == 2
     with open(tmp_path / "run, with a comma" / "metrics.csv") as file:
         assert [int(row["iteration"]) for row in csv.DictReader(file)] == [1, 2]
+
+
+def test_a_lost_env_runner_is_said_and_counted(local_ray):
+    """A dead env runner: RLlib takes it out of service (and restores it only once Ray has restarted its process);
+    the trainer's metrics count the healthy ones and its line says so."""
+    from training.rllib_ppo import env_runners_note, metrics_row, ppo_config
+
+    config = RLlibPPOConfig(**{**TINY, "env_runners": 1, "eval_every": 100})
+    algorithm = ppo_config(config).build_algo()
+    try:
+        assert metrics_row(algorithm.train())["env_runners_healthy"] == 1
+        (runner,) = algorithm.env_runner_group._worker_manager.actors().values()  # RLlib keeps no public handle
+        local_ray.kill(runner, no_restart=False)  # as its process crashing
+        rows = [metrics_row(algorithm.train()) for _ in range(2)]  # the first call notices the loss
+        assert rows[-1]["env_runners_healthy"] == 0
+        assert env_runners_note(0, 1, rows[-1]).startswith("ray: 1 of 1 env runners lost")
+    finally:
+        algorithm.stop()
