@@ -109,3 +109,30 @@ def test_arena_actors_play_with_weights_shipped_after_the_files_are_gone(local_r
         actors.kill()
     assert actors.replaced == 1
     assert results == local
+
+
+def test_arena_survives_the_loss_of_a_node(capsys):
+    """Two nodes of one CPU each (a second raylet on this machine), an actor on each; the worker node is removed and
+    another joins: the lost actor is replaced there and the results are still the local ones."""
+    from ray.cluster_utils import Cluster
+
+    tasks = arena.make_tasks(["random", "greedy"], 8, seed=4, opening_plies=2, max_plies=None)
+    local = [arena.run_task(task) for task in tasks]
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    worker = cluster.add_node(num_cpus=1)
+    ray.init(address=cluster.address)
+    actors = None
+    try:
+        actors = Actors(lambda _: ArenaActor.remote(), 2, "arena actor")
+        ray.get([handle.play.remote(tasks[0]) for handle in actors.handles])  # both placed: one on each node
+        cluster.remove_node(worker)
+        cluster.add_node(num_cpus=1)  # the replacement's CPU
+        results = run_jobs(actors, lambda handle, task: handle.play.remote(task), tasks, pinned=False)
+        assert actors.replaced == 1
+        assert results == local
+        assert "ray: arena actor" in capsys.readouterr().err
+    finally:
+        if actors is not None:
+            actors.kill()
+        ray.shutdown()
+        cluster.shutdown()
