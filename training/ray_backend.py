@@ -237,30 +237,51 @@ def run_jobs(
     """Run every job as ``call(actor, job)`` and return the results in job order. ``pinned``: job i runs on actor i
     (the actor holds its state); otherwise each idle actor takes the next job. A job whose actor is lost runs again
     on its replacement (``redo(job)`` says how, in the line reporting it); ``done(result)`` is called after each
-    finished job."""
+    finished job. Unpinned, an actor left idle also plays a copy of a job sent again to a replacement, whose actor
+    may wait for a free CPU for good (its node gone, the others full): the first copy to end counts (a job's result
+    does not depend on where it runs)."""
     results: list[Any] = [None] * len(jobs)
+    finished = [False] * len(jobs)
     pending: dict[ray.ObjectRef, tuple[int, int]] = {}
     waiting = deque(range(len(jobs)))
+    sent_again: list[int] = []  # jobs given to a replacement actor, in order
 
     def submit(job: int, actor: int) -> None:
         pending[call(actors.handles[actor], jobs[job])] = (job, actor)
 
+    def copies(job: int) -> int:
+        return sum(1 for other, _ in pending.values() if other == job)
+
     for actor in range(len(actors)):
         if waiting:
             submit(waiting.popleft(), actor)
-    while pending:
+    while not all(finished):
         (ref,), _ = ray.wait(list(pending), num_returns=1)
         job, actor = pending.pop(ref)
         try:
-            results[job] = ray.get(ref)
+            result = ray.get(ref)
         except LOST_ACTOR_ERRORS as error:
+            if finished[job]:  # a copy of a job done elsewhere
+                actors.replace(actor, error, "its job was done elsewhere")
+                if waiting and not pinned:
+                    submit(waiting.popleft(), actor)
+                continue
             actors.replace(actor, error, redo(jobs[job]))
             submit(job, actor)
+            sent_again.append(job)
             continue
-        if done is not None:
-            done(results[job])
-        if waiting and not pinned:
+        if not finished[job]:
+            finished[job], results[job] = True, result
+            if done is not None:
+                done(result)
+        if pinned:
+            continue
+        if waiting:
             submit(waiting.popleft(), actor)
+            continue
+        stuck = next((other for other in sent_again if not finished[other] and copies(other) < 2), None)
+        if stuck is not None:
+            submit(stuck, actor)
     return results
 
 
