@@ -46,7 +46,7 @@ class GameTask:
     def play(self, agent: Callable[[str], Any] | None = None) -> GameResult:
         """Play this game (in a worker process, a Ray actor or this process) with the agents ``agent(spec)`` gives
         (default :func:`built_agent`): :func:`run_task`."""
-        return run_task(self, agent or built_agent)
+        return run_task(self) if agent is None else run_task(self, agent)
 
     @property
     def agent_specs(self) -> tuple[str, ...]:
