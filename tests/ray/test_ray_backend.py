@@ -20,7 +20,13 @@ from agents.registry import format_spec
 from training import arena
 from training.alphazero import AlphaZeroConfig, SelfPlayPool
 from training.competition.store import open_store
-from training.competition.tournament import TournamentSettings, load_players, run_tournament
+from training.competition.tournament import (
+    PlayerSpec,
+    TournamentSettings,
+    load_players,
+    make_program_tasks,
+    run_tournament,
+)
 from training.ray_backend import Actors, TaskActor, run_jobs, ship_weights
 from training.ray_selfplay import RaySelfPlayPool
 
@@ -123,17 +129,26 @@ def test_arena_actors_play_with_weights_shipped_after_the_files_are_gone(local_r
     spec = format_spec("alphazero", {"path": str(network), "simulations": 4})
     tasks = arena.make_tasks([spec, "greedy"], 4, seed=3, opening_plies=2, max_plies=60)
     local = [arena.run_task(task) for task in tasks]
+    players = [PlayerSpec("network", "agent", spec), PlayerSpec("greedy", "agent", "greedy")]
+    games = make_program_tasks(players, TournamentSettings("awale16", max_plies=60, games_per_pair=2, seconds=30))
+    local_games = [
+        (game.report.winner, game.report.scores, game.report.plies) for game in (task.play() for task in games)
+    ]
 
     weights = ship_weights(tasks)
+    tournament_weights = ship_weights(games)  # a tournament's agents too
+    assert set(ray.get(weights)) == set(ray.get(tournament_weights)) == {spec}
     shutil.rmtree(network.parent)
     actors = Actors(lambda _: TaskActor.remote(weights), 2, "arena actor")
     ray.kill(actors.handles[1])  # its replacement builds the agent from the object store too
     try:
         results = run_jobs(actors, lambda handle, task: handle.play.remote(task), tasks, pinned=False)
+        played = run_jobs(actors, lambda handle, task: handle.play.remote(task), games, pinned=False)
     finally:
         actors.kill()
     assert actors.replaced == 1
     assert results == local
+    assert [(game.report.winner, game.report.scores, game.report.plies) for game in played] == local_games
 
 
 @pytest.mark.parametrize("node_joins", [True, False], ids=["a node joins", "no node joins"])

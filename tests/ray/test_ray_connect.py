@@ -47,8 +47,9 @@ def test_a_dead_address_fails_at_once_without_starting_ray(monkeypatch):
     [
         ["-m", "awale_apps", "arena", "--agents", "random", "greedy", "--backend", "ray", "--address", "auto"],
         ["-m", "training.rllib_ppo", "--address", "auto", "--no-progress"],
+        ["-m", "awale_apps", "tournament", "players.toml", "--backend", "ray", "--address", "auto", "--db", "t.db"],
     ],
-    ids=["arena", "rllib"],
+    ids=["arena", "rllib", "tournament"],
 )
 def test_a_stale_address_file_ends_a_command_in_one_line(tmp_path, command):
     """``ray start`` leaves the head's address in Ray's temporary folder (here ``RAY_TMPDIR``); a cluster stopped
@@ -56,6 +57,9 @@ def test_a_stale_address_file_ends_a_command_in_one_line(tmp_path, command):
     ray_tmp = tmp_path / "ray"
     ray_tmp.mkdir()
     (ray_tmp / "ray_current_cluster").write_text(dead_address())
+    (tmp_path / "players.toml").write_text(
+        '[[player]]\nname = "a"\nagent = "random"\n[[player]]\nname = "b"\nagent = "greedy"\n'
+    )
     environment = {**os.environ, "RAY_TMPDIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
     environment.pop("RAY_ADDRESS", None)
     started = time.monotonic()
@@ -65,6 +69,7 @@ def test_a_stale_address_file_ends_a_command_in_one_line(tmp_path, command):
     assert done.returncode == 1, done.stderr
     assert done.stderr.startswith("error: no Ray cluster answers at "), done.stderr
     assert done.stderr.count("\n") == 1 and "ray stop" in done.stderr
+    assert not (tmp_path / "t.db").exists()  # nothing started, not even the tournament's store
 
 
 def test_runtime_env_option_reaches_the_actors(tmp_path):
