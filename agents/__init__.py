@@ -6,7 +6,7 @@ modules are imported on first use.
 """
 
 from agents.base import Agent, reset_agent
-from agents.registry import AGENTS, AgentEntry, AgentSpecError, known_agents, make, parse_spec
+from agents.registry import AGENTS, AgentEntry, AgentSpecError, format_spec, known_agents, make, parse_spec
 from agents.simple import GreedyAgent, RandomAgent
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "AgentSpecError",
     "GreedyAgent",
     "RandomAgent",
+    "format_spec",
     "known_agents",
     "make",
     "parse_spec",

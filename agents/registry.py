@@ -1,7 +1,10 @@
 """Agents by name: the table of known agents and ``make(spec)``, which builds one from a short spec string.
 
 A spec is ``name[:key=value,...]``, e.g. ``alphabeta:depth=8``, ``mcts:simulations=2000,seed=3``; a bare word is a
-flag set to true (``alphazero:pretrained``). The table maps a name to ``"module:Class"`` and its parameters, and a
+flag set to true (``alphazero:pretrained``). A value in double or single quotes is taken whole, commas, ``=``, colons
+and spaces included (``rllib:path="runs/tune/PPO_0_lr=0.001,entropy_coeff=0"``); its quote character is written
+twice inside it (``'it''s'``). :func:`format_spec` writes a spec that way, quoting only the values that need it,
+and everything that prints a spec uses it. The table maps a name to ``"module:Class"`` and its parameters, and a
 module is imported only when one of its agents is built, so torch is never loaded for the classical agents. Another
 agent joins with one line in :data:`AGENTS`. :func:`opponent_policy` is how the Gymnasium env's opponent spec strings
 reach this registry (the ``awale_env.opponents`` entry point: ``awale_env`` never imports ``agents``).
@@ -10,7 +13,11 @@ reach this registry (the ``awale_env.opponents`` entry point: ``awale_env`` neve
 from __future__ import annotations
 
 import importlib
+import re
+import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agents.base import game_refusal
@@ -126,8 +133,20 @@ def _convert(name: str, key: str, kind: type, value: Any) -> Any:
         raise AgentSpecError(f"{name}: {key} must be {kind.__name__}, got {value!r}") from None
 
 
+#: One ``key[=value]`` item of a spec and the comma after it: a value is quoted ("..." or '...', its quote character
+#: doubled inside) or plain (up to the next comma, not starting with a quote).
+_ITEM = re.compile(
+    r"""\s*(?P<key>[^=,"']*?)\s*"""
+    r"""(?P<eq>=\s*(?:"(?P<double>(?:[^"]|"")*)"|'(?P<single>(?:[^']|'')*)'|(?P<plain>(?!["'])[^,]*?)))?"""
+    r"""\s*(?:,|$)"""
+)
+#: What makes a value need quotes in a spec: a comma, a quote character, or spaces at its ends.
+_NEEDS_QUOTES = re.compile(r"""[,"']|^\s|\s$|^$""")
+
+
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """Split ``name[:key=value,...]`` into the agent's name and its typed keyword arguments."""
+    """Split ``name[:key=value,...]`` into the agent's name and its keyword arguments (text, or True for a bare
+    word), quoted values unquoted (see the module docstring)."""
     if not isinstance(spec, str) or not spec.strip():
         raise AgentSpecError(f"an agent spec is a non-empty string like 'alphabeta:depth=8', got {spec!r}")
     name, _, rest = spec.strip().partition(":")
@@ -135,11 +154,41 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     if name not in AGENTS:
         raise AgentSpecError(f"unknown agent {name!r} in spec {spec!r}; {known_agents()}")
     kwargs: dict[str, Any] = {}
-    for item in filter(None, (part.strip() for part in rest.split(","))):
-        key, eq, value = item.partition("=")
-        key = key.strip()
-        kwargs[key] = value.strip() if eq else True
+    position = 0
+    while position < len(rest):
+        item = _ITEM.match(rest, position)
+        if item is None or item.end() == position:
+            raise AgentSpecError(
+                f"malformed parameters in spec {spec!r} at {rest[position:]!r}: write key=value items separated by "
+                "commas; a value holding commas or quotes goes in quotes, its quote character doubled inside "
+                """(path="a,b" or path='it''s')"""
+            )
+        position = item.end()
+        key = item["key"]
+        if item["double"] is not None:
+            kwargs[key] = item["double"].replace('""', '"')
+        elif item["single"] is not None:
+            kwargs[key] = item["single"].replace("''", "'")
+        elif item["eq"] is not None:
+            kwargs[key] = item["plain"]
+        elif key:
+            kwargs[key] = True
     return name, kwargs
+
+
+def format_spec(name: str, params: Mapping[str, Any] | None = None) -> str:
+    """The spec of agent ``name`` with ``params`` (True: a bare flag), which :func:`parse_spec` reads back: a value
+    holding a comma, a quote or spaces at its ends is written in double quotes (``path="a,b"``)."""
+    items = []
+    for key, value in (params or {}).items():
+        if value is True:
+            items.append(key)
+            continue
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        if _NEEDS_QUOTES.search(text):
+            text = '"' + text.replace('"', '""') + '"'
+        items.append(f"{key}={text}")
+    return name + (":" + ",".join(items) if items else "")
 
 
 def _check(name: str, kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -169,6 +218,42 @@ def make(spec: str, **overrides: Any) -> Any:
         return cls(**kwargs)
     except (TypeError, ValueError) as error:
         raise AgentSpecError(f"bad agent spec {spec!r}: {error}") from error
+
+
+#: The parameter of an agent that names its weights file (or a directory holding it).
+WEIGHTS_PARAMETER = "path"
+
+
+@dataclass(frozen=True)
+class WeightsFile:
+    """The weights file of an agent spec, read into memory where the spec is given (a driver) to build the agent
+    where that file is not (a node of a cluster): its name (agents tell formats apart by it) and its bytes."""
+
+    name: str
+    data: bytes
+
+
+def read_weights(spec: str, game: str) -> WeightsFile | None:
+    """The file whose weights the agent of ``spec`` plays ``game`` with (its ``weights_file(game)``), read whole;
+    None for a spec that names no file (``path=``): the shipped networks come with the package."""
+    name, kwargs = parse_spec(spec)
+    if WEIGHTS_PARAMETER not in kwargs:
+        return None
+    weights_file = getattr(make(spec), "weights_file", None)
+    path = weights_file(game) if weights_file is not None else None
+    if path is None:
+        return None
+    return WeightsFile(Path(path).name, Path(path).read_bytes())
+
+
+def make_from_weights(spec: str, weights: WeightsFile, **overrides: Any) -> Any:
+    """The agent of ``spec`` with the weights of ``weights`` in place of the file its ``path=`` names (which need
+    not exist here): they are written to a private temporary folder for the agent's loader, which reads them as it
+    builds the agent (every agent of the table does), and the folder is removed before returning."""
+    with tempfile.TemporaryDirectory(prefix="awale-weights-") as folder:
+        path = Path(folder) / weights.name
+        path.write_bytes(weights.data)
+        return make(spec, **overrides, **{WEIGHTS_PARAMETER: str(path)})
 
 
 def opponent_policy(spec: str, game: Game) -> Any:

@@ -319,6 +319,10 @@ def arena(
     db: Annotated[
         Path | None, typer.Option(help="also keep every game in this SQLite results store (docs/tournament.md)")
     ] = None,
+    runtime_env: Annotated[
+        str | None,
+        typer.Option(help="with --backend ray: Ray's runtime environment, a JSON object or a JSON/YAML file"),
+    ] = None,
 ) -> None:
     """Round robin between agents: a win/draw/loss table and Elo ratings with 95 % confidence intervals."""
     from training.arena import JOURNAL_NAME, ArenaError, JournalWarning, format_table, round_robin
@@ -331,10 +335,17 @@ def arena(
         _fail(f"--workers must be >= 1, got {workers}")
     if backend == "ray":
         import training.ray_backend  # noqa: F401  (without Ray: one line before the tournament starts)
+    elif runtime_env is not None:
+        _fail("--runtime-env is for --backend ray")
     if resume and out is None:
         _fail(f"--resume continues the tournament recorded in --out DIR ({JOURNAL_NAME}): give its --out")
     if out is not None:
         writable_directory(out)
+    ray_started = False
+    if backend == "ray":  # a bad --runtime-env, or no cluster at --address: one line before any game
+        from training.ray_backend import connect
+
+        ray_started = connect(address, runtime_env)
     with warnings.catch_warnings():  # a journal's cut last line: one line on stderr, as the tournament starts
         warnings.simplefilter("always", JournalWarning)
         warnings.showwarning = lambda message, *_: typer.echo(f"warning: {one_line(str(message))}", err=True)
@@ -345,6 +356,11 @@ def arena(
                                  **options)  # fmt: skip
         except (ArenaError, StoreError, StoreBusy) as error:
             _fail(str(error), code=1)
+        finally:
+            if ray_started:
+                import ray
+
+                ray.shutdown()
     typer.echo(format_table(result))
     if out is not None:
         for path in _write_results(result, out):
@@ -384,6 +400,10 @@ def tournament(
     db: Annotated[Path, typer.Option(help="the SQLite results store (made if missing; run again to resume)")] = Path(
         "tournament.db"
     ),
+    runtime_env: Annotated[
+        str | None,
+        typer.Option(help="with --backend ray: Ray's runtime environment, a JSON object or a JSON/YAML file"),
+    ] = None,
     progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
     as_csv: Annotated[bool, typer.Option("--csv", help="print the standings as CSV")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print the standings as JSON")] = False,
@@ -425,6 +445,8 @@ def tournament(
         _fail(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if backend == "ray":
         import training.ray_backend  # noqa: F401  (without Ray: one line before the tournament starts)
+    elif runtime_env is not None:
+        _fail("--runtime-env is for --backend ray")
     try:
         entries = load_players(Path(players), rules.name)
         settings = TournamentSettings(rules.name, tuple(sorted(options.items())), limit, games_per_pair, openings,
@@ -432,11 +454,21 @@ def tournament(
         settings.check([spec for spec, _ in entries])
     except (PlayersError, ValueError) as error:
         _fail(str(error))
+    ray_started = False
+    if backend == "ray":  # a bad --runtime-env, or no cluster at --address: one line before any game
+        from training.ray_backend import connect
+
+        ray_started = connect(address, runtime_env)
     try:
         with open_store(db, write=True) as store:
             run_tournament(store, entries, settings, workers, backend, address, progress, log_folder(db), typer.echo)
     except (StoreError, StoreBusy, ArenaError) as error:
         _fail(str(error), code=1)
+    finally:
+        if ray_started:
+            import ray
+
+            ray.shutdown()
     typer.echo(f"results in {db} (programs' standard error in {log_folder(db)}/)")
     show(db)
 

@@ -6,13 +6,16 @@ Self-play runs through the trainers' own backends (:class:`training.selfplay_poo
 ``--blocks``, ``--simulations`` per move, ``--games`` games per worker and ``--moves`` moves per generation, weights
 sent every generation as in training. ``--warmup`` generations are left out (start-up, numba's compilation or
 cache, and games drifting apart), then ``--generations`` are timed; games/s counts the games finished in the timed
-generations. "Start-up" is the time from creating the pool to the end of its first generation. The two-node Ray
-case starts a second raylet on this machine (``ray.cluster_utils.Cluster``), one CPU per node, so an actor's weights
-and samples cross between object stores as they would between machines. Every figure is printed with the load
-average (1 min) of the machine before and after it: the machine may be shared.
+generations per wall second, games/CPU-s per CPU second of this process and every process it started (the pool's
+workers; Ray's actors, raylets and GCS: what a run costs the machine, whatever else shares it). "Start-up" is the time
+from creating the pool to the end of its first generation. The two-node Ray case starts a second raylet on this
+machine (``ray.cluster_utils.Cluster``), one CPU per node, so an actor's weights and samples cross between object
+stores as they would between machines. ``--rounds`` repeats the three cases one after the other (alternated, so that
+a change of the machine's load falls on all of them), then prints each case's medians. Every figure is printed with
+the load average (1 min) of the machine before and after it: the machine may be shared.
 
-Usage: python benchmarks/bench_distributed.py [--only selfplay|rllib] [--workers 2] [--json]
-Needs the ``rllib`` extra (Ray).
+Usage: python benchmarks/bench_distributed.py [--only selfplay|rllib] [--workers 2] [--rounds 3] [--json]
+Needs the ``rllib`` extra (Ray) and psutil (the dev extra).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import time
 from typing import Any
 
 import numpy as np
+import psutil
 import torch
 
 from agents.alphazero.network import build_network
@@ -33,6 +37,19 @@ from awale_env.games import DEFAULT_GAME, get_game
 
 def load() -> float:
     return os.getloadavg()[0]
+
+
+def cpu_seconds() -> float:
+    """CPU time (user + system) of this process and every live process it started, directly or not."""
+    me = psutil.Process()
+    total = 0.0
+    for process in [me, *me.children(recursive=True)]:
+        try:
+            times = process.cpu_times()
+        except psutil.Error:  # ended meanwhile
+            continue
+        total += times.user + times.system
+    return total
 
 
 def measured(name: str, run: Any) -> dict[str, Any]:
@@ -79,16 +96,17 @@ def selfplay(args: argparse.Namespace, make_pool: Any, config: Any) -> dict[str,
             pool.start(net)
             pool.collect()
         games = moves = 0
-        timed = time.perf_counter()
+        timed, cpu = time.perf_counter(), cpu_seconds()
         for _ in range(args.generations):
             pool.start(net)
             _, stats = pool.collect()
             games += stats["games"]
             moves += stats["moves"]
-        seconds = time.perf_counter() - timed
+        seconds, cpu = time.perf_counter() - timed, cpu_seconds() - cpu
     finally:
         pool.close()
-    return {"games_per_s": games / seconds, "moves_per_s": moves / seconds, "games": games, "startup_s": startup}
+    return {"games_per_s": games / seconds, "games_per_cpu_s": games / cpu, "moves_per_s": moves / seconds,
+            "cpu_s": cpu, "wall_s": seconds, "games": games, "startup_s": startup}  # fmt: skip
 
 
 def bench_selfplay(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -98,18 +116,15 @@ def bench_selfplay(args: argparse.Namespace) -> list[dict[str, Any]]:
     from training.alphazero import SelfPlayPool
     from training.ray_selfplay import RaySelfPlayPool
 
-    rows = [
-        measured(
-            f"selfplay process pool, {args.workers} workers",
-            lambda: selfplay(args, SelfPlayPool, selfplay_config(args, args.workers, "process")),
-        )
-    ]
-    on_ray = selfplay_config(args, args.workers, "ray")
-    name = f"selfplay ray 1 node, {args.workers} actors"
-    rows.append(measured(name, lambda: selfplay(args, RaySelfPlayPool, on_ray)))
+    def one_node() -> dict[str, float]:
+        ray.init(address="local", num_cpus=args.workers, include_dashboard=False)
+        try:
+            return selfplay(args, RaySelfPlayPool, selfplay_config(args, args.workers, "ray"))
+        finally:
+            ray.shutdown()
 
     def two_nodes() -> dict[str, float]:
-        cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+        cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
         cluster.add_node(num_cpus=1)
         ray.init(address=cluster.address)
         try:
@@ -118,7 +133,23 @@ def bench_selfplay(args: argparse.Namespace) -> list[dict[str, Any]]:
             ray.shutdown()
             cluster.shutdown()
 
-    rows.append(measured("selfplay ray 2 local nodes (1 CPU each), 2 actors", two_nodes))
+    cases = {
+        f"selfplay process pool, {args.workers} workers": lambda: selfplay(
+            args, SelfPlayPool, selfplay_config(args, args.workers, "process")
+        ),
+        f"selfplay ray 1 node, {args.workers} actors": one_node,
+        "selfplay ray 2 local nodes (1 CPU each), 2 actors": two_nodes,
+    }
+    rows = []
+    for round_ in range(args.rounds):
+        for name, run in cases.items():
+            rows.append({"round": round_, **measured(name, run)})
+    if args.rounds > 1:
+        for name in cases:
+            mine = [row for row in rows if row["case"] == name]
+            medians = {key: float(np.median([row[key] for row in mine]))
+                       for key in ("games_per_s", "games_per_cpu_s", "startup_s", "load_before")}  # fmt: skip
+            print(f"median of {args.rounds}: {name}: " + " ".join(f"{k}={v:.3g}" for k, v in medians.items()))
     return rows
 
 
@@ -188,6 +219,7 @@ def main() -> None:
     parser.add_argument("--generations", type=int, default=8, help="timed generations")
     parser.add_argument("--adapter-steps", type=int, default=50_000)
     parser.add_argument("--iterations", type=int, default=3, help="timed PPO iterations")
+    parser.add_argument("--rounds", type=int, default=1, help="self-play: the three cases this many times, alternated")
     parser.add_argument("--json", action="store_true", help="print one JSON list on the last line")
     args = parser.parse_args()
     rows = []

@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from nojit import run_python
 
-from agents import AGENTS, Agent, AgentEntry, AgentSpecError, GreedyAgent, RandomAgent, known_agents, make, parse_spec
+from agents import (
+    AGENTS,
+    Agent,
+    AgentEntry,
+    AgentSpecError,
+    GreedyAgent,
+    RandomAgent,
+    format_spec,
+    known_agents,
+    make,
+    parse_spec,
+)
 from agents.registry import SEED
 from awale_env import State
 
@@ -36,6 +49,40 @@ def test_make_builds_every_classical_agent_with_typed_parameters():
 def test_overrides_win_over_the_spec_and_specs_tolerate_spaces():
     assert make(" mcts : simulations = 7 ", simulations=9).simulations == 9
     assert parse_spec("alphabeta:depth=8") == ("alphabeta", {"depth": "8"})
+
+
+#: A trial folder as Ray Tune names it: the swept values, with commas and ``=``, are part of the name.
+TUNE_TRIAL = "PPO_RLlibGameEnv_6b2c1_00000_0_entropy_coeff=0.0100,lr=0.0003_2026-11-25_10-00-00"
+
+
+def test_a_path_in_a_tune_trial_folder_plays_when_quoted(tmp_path):
+    from agents.alphazero.agent import pretrained_path
+
+    network = tmp_path / TUNE_TRIAL / "checkpoint_000000" / "best.pt"
+    network.parent.mkdir(parents=True)
+    shutil.copy(pretrained_path(), network)
+    with pytest.raises(AgentSpecError, match="no parameter 'lr'"):  # unquoted, the comma splits the path
+        make(f"alphazero:path={network},simulations=2")
+    spec = format_spec("alphazero", {"path": str(network), "simulations": 2})
+    assert spec == f'alphazero:path="{network}",simulations=2'
+    agent = make(spec)
+    assert agent.path == network and agent.config.simulations == 2
+    assert make(f"alphazero:path='{network}',simulations=2").path == network  # single quotes too
+
+
+@pytest.mark.parametrize(
+    "value", ["plain", "a,b", "k=v,x=y", "C:/runs/x", 'say "hi"', "it's", "'both\" quotes'", " edge ", "", "a b"]
+)
+def test_format_spec_quotes_what_parse_spec_reads_back(value):
+    spec = format_spec("rllib", {"path": value, "deterministic": False, "seed": 3})
+    assert parse_spec(spec) == ("rllib", {"path": value, "deterministic": "false", "seed": "3"})
+    assert format_spec("alphazero", {"pretrained": True}) == "alphazero:pretrained"
+
+
+def test_quoted_values_double_their_quote_character():
+    assert parse_spec("rllib:path='it''s, here'")[1] == {"path": "it's, here"}
+    assert parse_spec('rllib:path="a ""b"" c",seed=1')[1] == {"path": 'a "b" c', "seed": "1"}
+    assert parse_spec("rllib:path=plain'quote")[1] == {"path": "plain'quote"}  # a quote inside a plain value
 
 
 class FlagAgent(RandomAgent):
@@ -69,6 +116,8 @@ def test_new_agents_register_with_one_entry_and_bare_words_are_flags(monkeypatch
         ("alphabeta:time=nan", ["time must be a positive float", "nan"]),
         ("random:seed=-1", ["seed must be a non-negative integer"]),
         ("", ["non-empty string"]),
+        ('alphazero:path="runs/a,b', ["malformed parameters", "quotes"]),  # a quote never closed
+        ('alphazero:path="a"b', ["malformed parameters"]),  # text after the closing quote
     ],
 )
 def test_bad_specs_raise_a_clear_error(spec, words):

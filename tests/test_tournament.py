@@ -255,6 +255,10 @@ def test_a_second_writer_a_corrupt_or_a_foreign_file_and_bad_players_are_one_lin
         assert result.stderr.count("\n") == 1
     with pytest.raises(StoreError, match="no such results store"):
         open_store(tmp_path / "missing.db")
+    players.write_text('[[player]]\nname = "a"\nagent = "random"\n[[player]]\nname = "b"\nagent = "greedy"\n')
+    result = awale("tournament", str(players), "--game", GAME, "--db", str(tmp_path / "env.db"), "--runtime-env", "{}")
+    assert result.returncode == 2 and result.stderr.strip() == "error: --runtime-env is for --backend ray"
+    assert not (tmp_path / "env.db").exists()
     if importlib.util.find_spec("ray") is None:  # Ray is an optional extra: without it, one line
         players.write_text('[[player]]\nname = "a"\nagent = "random"\n[[player]]\nname = "b"\nagent = "greedy"\n')
         result = awale("tournament", str(players), "--game", GAME, "--db", str(tmp_path / "ray.db"), "--backend", "ray")

@@ -49,6 +49,7 @@ from agents.alphazero.network import (
 from agents.alphazero.selfplay import Samples, play_match
 from agents.checkpoint import atomic_write, load_arrays
 from agents.ppo import PLAY_MEMBERS
+from agents.registry import format_spec
 from awale_env.games import DEFAULT_GAME, get_game
 from training import runs
 from training.alphazero_config import RESUMABLE, AlphaZeroConfig
@@ -160,7 +161,7 @@ def reference_scores(best_path: Path, config: AlphaZeroConfig, seed: int) -> dic
     """Score (wins + draws / 2 over games) of the best network against each reference agent in the arena."""
     from training import arena  # the arena and agent registry live beside this trainer
 
-    spec = f"alphazero:path={best_path},simulations={config.reference_simulations}"
+    spec = format_spec("alphazero", {"path": str(best_path), "simulations": config.reference_simulations})
     scores = {}
     for reference in config.references:
         result = arena.play_match(
@@ -375,6 +376,8 @@ def train(config: AlphaZeroConfig) -> Run:
                 "selfplay_moves_per_s": stats["moves"] / max(stats["seconds"], 1e-9),
                 "evaluations_per_s": stats["evaluations"] / max(stats["seconds"], 1e-9),
                 "mean_game_plies": stats["plies"] / stats["games"] if stats["games"] else "",
+                "actors_replaced": int(stats.get("actors_replaced", 0)),
+                "games_restarted": int(stats.get("games_restarted", 0)),
                 "gate_score": "" if gate is None else gate,
                 "best_generation": run.best_generation,
                 **{f"vs_{reference}": "" for reference in config.references},
@@ -416,7 +419,8 @@ TRAINER = runs.Trainer(TRAINER_NAME, AlphaZeroConfig, resolved, train, STATE_FIL
 def main(argv: list[str] | None = None) -> None:
     """Command-line entry point (``awale train alphazero``): parse :class:`AlphaZeroConfig` with tyro and train."""
     run = runs.main(TRAINER, argv, __doc__.splitlines()[0])
-    print(f"best network: {run.dir / BEST_FILE} (play it with the agent spec 'alphazero:path={run.dir / BEST_FILE}')")
+    best = run.dir / BEST_FILE
+    print(f"best network: {best} (play it with the agent spec {runs.play_spec('alphazero', best)})")
 
 
 if __name__ == "__main__":

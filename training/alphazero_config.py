@@ -30,6 +30,7 @@ RESUMABLE = (
     "progress",
     "backend",
     "address",
+    "runtime_env",
 )
 
 #: The bounds of the integer options (:func:`training.runs.check_integers`): what sizes memory (search trees, the
@@ -117,6 +118,9 @@ class AlphaZeroConfig(NetworkOptions):
     """where self-play runs: process (worker processes here) or ray (Ray actors; needs the rllib extra)"""
     address: Annotated[str | None, runs.computed_default("start Ray here", "ADDRESS")] = None
     """with --backend ray, the Ray cluster to join ("auto": the one started here)"""
+    runtime_env: Annotated[str | None, runs.computed_default("none", "JSON|FILE")] = None
+    """with --backend ray, Ray's runtime environment for the actors: a JSON object or a JSON/YAML file (working_dir,
+    py_modules, pip; docs/distributed.md)"""
     games_per_worker: int = 128
     """games each worker plays side by side (the network's batch size)"""
     moves_per_generation: int = 24

@@ -118,6 +118,7 @@ def round_robin(
         settings = tournament_settings(specs, games_per_pair, seed, opening_plies, max_plies, game, rules, weights)
         games = open_journal(journal, settings, tasks, resume)
     recorded = {g.index for g in games}
+    replayed: list[GameTask] = []
     with (
         journal.open("a", encoding="utf-8") if journal is not None else nullcontext() as file,
         open_store(db, write=True) if db is not None else nullcontext() as store,
@@ -139,7 +140,8 @@ def round_robin(
                 record_arena_game(store, event, result, tasks[result.index])
 
         try:
-            run_tasks([t for t in tasks if t.index not in recorded], workers, progress, backend, address, finished)
+            missing = [t for t in tasks if t.index not in recorded]
+            run_tasks(missing, workers, progress, backend, address, finished, replayed=replayed.append)
         except ArenaError as error:
             if journal is None:
                 hint = "a journal (awale arena --out DIR; journal=PATH) keeps the finished games for a resume"
@@ -150,6 +152,7 @@ def round_robin(
     games.sort(key=lambda g: g.index)
     result = summarize(specs, seed, games, prior_draws)
     result.game = game
+    result.replayed_games = len(replayed)
     return result
 
 

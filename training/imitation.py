@@ -519,7 +519,7 @@ def main(argv: list[str] | None = None) -> None:
     """Command-line entry point (``awale train imitation``): parse :class:`ImitationConfig` with tyro and train."""
     run = runs.main(TRAINER, argv, __doc__.splitlines()[0])
     best = run.dir / BEST_FILE
-    print(f"network: {best} (play it with 'alphazero:path={best}', or go on with "
+    print(f"network: {best} (play it with {runs.play_spec('alphazero', best)}, or go on with "
           f"'awale train alphazero --game {run.config.game} --init-from {best}')")  # fmt: skip
 
 

@@ -3,24 +3,44 @@
 The process pools stay the default on one machine; Ray spreads the same work over a cluster (docs/distributed.md).
 This module holds what every use shares: :func:`connect`, :class:`Actors` (replaced when lost) and :func:`run_jobs`,
 and the games of the arena and of tournaments: :func:`run_tasks` plays game tasks
-(:mod:`training.competition.tasks`: each has a ``play()`` method) on ``workers`` actors, each building its agents
+(:mod:`training.competition.tasks`: each has a ``play(agent)`` method) on ``workers`` actors, each building its agents
 once, as the pool's worker processes do; results come back in task order and are identical to a local run's for the
 same seed. AlphaZero self-play on Ray builds on it (:mod:`training.ray_selfplay`).
 
+Nothing is read from or written to a file system the nodes would have to share with the driver: the driver reads the
+weights files of the agent specs (``path=``) once and puts their bytes in Ray's object store
+(:func:`ship_weights`), where each task actor builds its agents from them (:func:`agents.registry.make_from_weights`);
+self-play weights travel the same way; every output (run directories, journals, results) is written by the driver.
+
 A lost actor (its process killed, its node gone) is replaced by a new one and its job is run again: a game is
-replayed whole. The run goes on; ``replaced`` counts the actors lost.
+replayed whole; a self-play worker restarts its games (:mod:`training.ray_selfplay`). The run goes on, says so in
+one line on stderr (:func:`report`), and counts it: ``replaced`` (the actors lost), the self-play stats
+``actors_replaced`` and ``games_restarted`` (columns of ``metrics.csv``), the arena's replayed games.
+
+:func:`connect` joins a cluster (or starts a Ray here) with an optional runtime environment (``--runtime-env``: the
+package and its dependencies shipped to every node), and fails within seconds, in one line, when the cluster's
+address answers nothing (a cluster stopped without ``ray stop`` leaves its address behind, and ``ray.init`` would
+retry for minutes).
 
 This module imports Ray (``pip install "awale_env[rllib]"``); callers import it only for ``--backend ray``.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import socket
+import sys
 from collections import deque
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
+from tqdm import tqdm
+
 from agents.extras import needs_extra
+from agents.registry import WeightsFile, make_from_weights, read_weights
+from training.competition.tasks import built_agent
 
 with needs_extra("--backend ray"):  # without the extra: one line saying what to install
     import ray
@@ -28,43 +48,157 @@ with needs_extra("--backend ray"):  # without the extra: one line saying what to
 
 #: What ``ray.get`` raises when the actor running a call is gone.
 LOST_ACTOR_ERRORS = (RayActorError, WorkerCrashedError, NodeDiedError)
+#: Seconds to wait for a cluster's address to accept a connection before saying it is not there.
+PROBE_SECONDS = 5.0
 
 
-def connect(address: str | None) -> bool:
+class ClusterUnreachableError(ConnectionError):
+    """No Ray cluster answers at the address to join (the commands end with this one line)."""
+
+
+def runtime_env(option: str | None) -> dict[str, Any] | None:
+    """The runtime environment of ``--runtime-env``: a JSON object, or a JSON or YAML file holding one (Ray's
+    ``runtime_env``: ``working_dir``, ``py_modules``, ``pip``, ``env_vars``, ...). ValueError names what is wrong."""
+    if option is None or not option.strip():
+        return None
+    text, source, is_yaml = option, "--runtime-env", False
+    if not option.lstrip().startswith("{"):
+        path = Path(option).expanduser()
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as error:
+            raise ValueError(f"--runtime-env is a JSON object or a JSON/YAML file: cannot read {path}: "
+                             f"{error.strerror or error}") from None  # fmt: skip
+        source, is_yaml = f"--runtime-env {path}", path.suffix.lower() in (".yaml", ".yml")
+    try:
+        if is_yaml:
+            import yaml  # a dependency of Ray
+
+            value = yaml.safe_load(text)
+        else:
+            value = json.loads(text)
+    except Exception as error:  # json.JSONDecodeError, yaml.YAMLError
+        raise ValueError(
+            f"{source} is not valid {'YAML' if is_yaml else 'JSON'}: {' '.join(str(error).split())}"
+        ) from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{source} must hold an object (keys such as working_dir, py_modules, pip), got {value!r}")
+    return value
+
+
+def cluster_address(address: str) -> str | None:
+    """The ``host:port`` a driver joins for ``address`` (Ray's own resolution: ``RAY_ADDRESS``, then for "auto"
+    the address ``ray start`` left in Ray's temporary folder), checked to accept a connection within
+    :data:`PROBE_SECONDS`; None for a Ray client address (``ray://``), which Ray checks itself.
+    ClusterUnreachableError otherwise, in one line."""
+    from ray._private.services import canonicalize_bootstrap_address  # the resolution ray.init does first
+
+    if address.startswith("ray://") or os.environ.get("RAY_ADDRESS", "").startswith("ray://"):
+        return None
+    try:
+        resolved = canonicalize_bootstrap_address(address)
+    except ConnectionError:
+        raise ClusterUnreachableError(
+            f"no Ray cluster to join at --address {address}: none was started on this machine (ray start --head), "
+            "and RAY_ADDRESS is not set; give the head's address (HOST:6379) or leave --address out to start Ray here"
+        ) from None
+    if resolved is None:
+        return None
+    host, _, port = resolved.rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_SECONDS).close()
+    except (OSError, ValueError) as error:
+        origin = "RAY_ADDRESS" if os.environ.get("RAY_ADDRESS") else "the address the last `ray start` left here"
+        where = origin if address == "auto" else f"--address {address}"
+        raise ClusterUnreachableError(
+            f"no Ray cluster answers at {resolved} ({where}): {getattr(error, 'strerror', None) or error}; a "
+            "cluster stopped without `ray stop` leaves its address behind: start it again (ray start --head) or "
+            "leave --address out to start Ray here"
+        ) from None
+    return resolved
+
+
+def connect(address: str | None, runtime_env_option: str | None = None) -> bool:
     """Join the Ray cluster at ``address`` ("auto": the one started on this machine by ``ray start``), or, when
     ``address`` is None, start a Ray for this process (not whatever cluster ``ray start`` last left on this machine;
-    a job submitted to a cluster still joins it through its ``RAY_ADDRESS``). Nothing if Ray is already
-    initialized. True when this call initialized Ray (the caller shuts it down)."""
+    a job submitted to a cluster still joins it through its ``RAY_ADDRESS``), with the runtime environment of
+    ``runtime_env_option`` (:func:`runtime_env`). Nothing if Ray is already initialized (its runtime environment is
+    then the one given to ``ray.init`` or to ``ray job submit``). True when this call initialized Ray (the caller
+    shuts it down). ClusterUnreachableError within seconds when the address answers nothing."""
+    environment = runtime_env(runtime_env_option)
     if ray.is_initialized():
         return False
-    ray.init(address=address or os.environ.get("RAY_ADDRESS") or "local", include_dashboard=False)
+    address = address or os.environ.get("RAY_ADDRESS") or "local"
+    if address != "local":
+        cluster_address(address)
+    ray.init(address=address, runtime_env=environment, include_dashboard=False)
     return True
+
+
+def report(message: str) -> None:
+    """One line on stderr about what the toolkit did after a fault (above any progress bar)."""
+    tqdm.write(f"ray: {message}", file=sys.stderr)
+
+
+def lost_reason(error: BaseException) -> str:
+    """Why an actor was lost, in a few words (Ray's own message spans many lines)."""
+    first = next((line.strip() for line in str(error).splitlines() if line.strip()), "")
+    return type(error).__name__ + (f": {first[:160]}" if first else "")
+
+
+def ship_weights(tasks: Sequence[Any]) -> ray.ObjectRef:
+    """Read, on the driver, the weights file of every agent spec of ``tasks`` that names one (``path=``) and put their
+    bytes in Ray's object store, once: what :class:`TaskActor` builds its agents from (the files need not exist on
+    its node)."""
+    weights: dict[str, WeightsFile] = {}
+    for task in tasks:
+        for spec in task.agent_specs:
+            if spec not in weights:
+                shipped = read_weights(spec, task.game)
+                if shipped is not None:
+                    weights[spec] = shipped
+    return ray.put(weights)
 
 
 @ray.remote(num_cpus=1)
 class TaskActor:
-    """Plays game tasks (anything with a ``play()`` method: an arena game, a tournament game between programs); a
-    task's agents are built on first use and kept in the actor, as in the pool's worker processes."""
+    """Plays game tasks (anything with a ``play(agent)`` method: an arena game, a tournament game between programs);
+    a task's agents are built on first use and kept in the actor, as in the pool's worker processes, from the weights
+    shipped by the driver (:func:`ship_weights`, resolved by Ray) for the specs that name a file."""
+
+    def __init__(self, weights: dict[str, WeightsFile] | None = None) -> None:
+        self.weights = weights or {}
+        self.agents: dict[str, Any] = {}
+
+    def agent(self, spec: str) -> Any:
+        if spec not in self.agents:
+            shipped = self.weights.get(spec)
+            self.agents[spec] = built_agent(spec) if shipped is None else make_from_weights(spec, shipped)
+        return self.agents[spec]
 
     def play(self, task: Any) -> Any:
-        return task.play()
+        return task.play(self.agent)
 
 
 class Actors:
     """``count`` actors made by ``make(index)``; :meth:`replace` swaps a lost one for a new one."""
 
-    def __init__(self, make: Callable[[int], Any], count: int) -> None:
+    def __init__(self, make: Callable[[int], Any], count: int, kind: str = "actor") -> None:
         self.make = make
+        self.kind = kind
         self.handles = [make(index) for index in range(count)]
         self.replaced = 0
 
     def __len__(self) -> int:
         return len(self.handles)
 
-    def replace(self, index: int) -> None:
+    def replace(self, index: int, error: BaseException | None = None, redo: str = "its work is done again") -> None:
+        """Replace actor ``index``, lost with ``error``, and say so in one line ending with ``redo``."""
         ray.kill(self.handles[index], no_restart=True)  # it may be half alive (its node unreachable)
         self.handles[index] = self.make(index)
         self.replaced += 1
+        reason = "" if error is None else f" ({lost_reason(error)})"
+        report(f"{self.kind} {index} lost{reason}; replaced by a new actor, {redo}")
 
     def kill(self) -> None:
         for handle in self.handles:
@@ -77,33 +211,56 @@ def run_jobs(
     jobs: Sequence[Any],
     pinned: bool,
     done: Callable[[Any], None] | None = None,
+    redo: Callable[[Any], str] = lambda job: "its job runs again",
 ) -> list[Any]:
     """Run every job as ``call(actor, job)`` and return the results in job order. ``pinned``: job i runs on actor i
     (the actor holds its state); otherwise each idle actor takes the next job. A job whose actor is lost runs again
-    on its replacement; ``done(result)`` is called after each finished job."""
+    on its replacement (``redo(job)`` says how, in the line reporting it); ``done(result)`` is called after each
+    finished job. Unpinned, an actor left idle also plays a copy of a job sent again to a replacement, whose actor
+    may wait for a free CPU for good (its node gone, the others full): the first copy to end counts (a job's result
+    does not depend on where it runs)."""
     results: list[Any] = [None] * len(jobs)
+    finished = [False] * len(jobs)
     pending: dict[ray.ObjectRef, tuple[int, int]] = {}
     waiting = deque(range(len(jobs)))
+    sent_again: list[int] = []  # jobs given to a replacement actor, in order
 
     def submit(job: int, actor: int) -> None:
         pending[call(actors.handles[actor], jobs[job])] = (job, actor)
 
+    def copies(job: int) -> int:
+        return sum(1 for other, _ in pending.values() if other == job)
+
     for actor in range(len(actors)):
         if waiting:
             submit(waiting.popleft(), actor)
-    while pending:
+    while not all(finished):
         (ref,), _ = ray.wait(list(pending), num_returns=1)
         job, actor = pending.pop(ref)
         try:
-            results[job] = ray.get(ref)
-        except LOST_ACTOR_ERRORS:
-            actors.replace(actor)
+            result = ray.get(ref)
+        except LOST_ACTOR_ERRORS as error:
+            if finished[job]:  # a copy of a job done elsewhere
+                actors.replace(actor, error, "its job was done elsewhere")
+                if waiting and not pinned:
+                    submit(waiting.popleft(), actor)
+                continue
+            actors.replace(actor, error, redo(jobs[job]))
             submit(job, actor)
+            sent_again.append(job)
             continue
-        if done is not None:
-            done(results[job])
-        if waiting and not pinned:
+        if not finished[job]:
+            finished[job], results[job] = True, result
+            if done is not None:
+                done(result)
+        if pinned:
+            continue
+        if waiting:
             submit(waiting.popleft(), actor)
+            continue
+        stuck = next((other for other in sent_again if not finished[other] and copies(other) < 2), None)
+        if stuck is not None:
+            submit(stuck, actor)
     return results
 
 
@@ -112,16 +269,31 @@ def run_tasks(
     workers: int,
     address: str | None,
     done: Callable[[Any], None] | None = None,
+    replayed: Callable[[Any], None] | None = None,
+    runtime_env_option: str | None = None,
+    kind: str = "arena actor",
 ) -> list[Any]:
-    """Play game tasks (``task.play()``: :mod:`training.competition.tasks`) on ``workers`` Ray actors (at
-    ``address``, or a Ray started here); results in task order, and ``done(result)`` as each game ends."""
+    """Play game tasks (``task.play(agent)``: :mod:`training.competition.tasks`) on ``workers`` Ray actors (at
+    ``address``, or a Ray started here, with the runtime environment of ``runtime_env_option``); results in task
+    order, ``done(result)`` as each game ends and ``replayed(task)`` for each game played again after its actor was
+    lost (``kind`` names the actors in the line that says so)."""
     if workers < 1:
         raise ValueError(f"games on Ray are played on --workers actors: give at least 1, got {workers}")
-    owns_ray = connect(address)
-    actors = Actors(lambda _: TaskActor.remote(), min(workers, len(tasks)) or 1)
+    owns_ray = connect(address, runtime_env_option)
+    actors = None
     try:
-        return run_jobs(actors, lambda handle, task: handle.play.remote(task), tasks, pinned=False, done=done)
+        weights = ship_weights(tasks)
+
+        def redo(task: Any) -> str:
+            if replayed is not None:
+                replayed(task)
+            return f"{task.label} is played again whole"
+
+        actors = Actors(lambda _: TaskActor.remote(weights), min(workers, len(tasks)) or 1, kind)
+        play = lambda handle, task: handle.play.remote(task)  # noqa: E731
+        return run_jobs(actors, play, tasks, pinned=False, done=done, redo=redo)
     finally:
-        actors.kill()
+        if actors is not None:
+            actors.kill()
         if owns_ray:
             ray.shutdown()

@@ -4,7 +4,10 @@ Ray keeps the same metrics, checkpoints and gating. Each of the ``workers`` acto
 ``games_per_worker`` games; every generation it receives the new weights (one copy in Ray's object store, shared by
 all actors) and plays ``moves_per_generation`` moves. A lost actor is replaced (:class:`training.ray_backend.Actors`):
 the new one restarts its games from new openings seeded by the generation (as a resumed run does: games in flight are
-not part of a checkpoint) and plays the generation again with the same weights.
+not part of a checkpoint) and plays the generation again with the same weights; the run says so in one line and
+counts it (``actors_replaced``, ``games_restarted``: columns of ``metrics.csv``). ``config.runtime_env``
+(``--runtime-env``) is the runtime environment of the Ray this pool starts or joins
+(:func:`training.ray_backend.connect`).
 
 This module imports Ray (``pip install "awale_env[rllib]"``); the trainer imports it only for ``--backend ray``.
 """
@@ -45,9 +48,10 @@ class RaySelfPlayPool:
     def __init__(self, config: AlphaZeroConfig, start_generation: int) -> None:
         self.config = config
         self.generation = start_generation
-        self.owns_ray = connect(config.address)
+        self.owns_ray = connect(config.address, config.runtime_env)
         settings = config.to_dict()
-        self.actors = Actors(lambda w: SelfPlayActor.remote(settings, w, self.generation), config.workers)
+        make = lambda w: SelfPlayActor.remote(settings, w, self.generation)  # noqa: E731
+        self.actors = Actors(make, config.workers, "self-play actor")
         self.weights: ray.ObjectRef | None = None
 
     @property
@@ -68,10 +72,17 @@ class RaySelfPlayPool:
             first = calls.pop(worker, None)  # the call started by start(); a replacement actor gets a new one
             return first if first is not None else handle.play.remote(self.weights)
 
-        parts = run_jobs(self.actors, call, range(len(self.actors)), pinned=True)
+        def redo(worker: int) -> str:
+            return (f"its {self.config.games_per_worker} games restart from new openings and play generation "
+                    f"{self.generation + 1} again")  # fmt: skip
+
+        replaced = self.actors.replaced
+        parts = run_jobs(self.actors, call, range(len(self.actors)), pinned=True, redo=redo)
         self.generation += 1
         total = {key: sum(stats[key] for _, stats in parts) for key in parts[0][1]}
         total["seconds"] = max(stats["seconds"] for _, stats in parts)
+        total["actors_replaced"] = self.actors.replaced - replaced
+        total["games_restarted"] = total["actors_replaced"] * self.config.games_per_worker
         return Samples.concatenate([samples for samples, _ in parts], self.config.game), total
 
     def close(self, wait: bool = True) -> None:

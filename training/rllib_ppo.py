@@ -37,7 +37,7 @@ from agents.base import game_refusal, reset_agent
 from agents.extras import script_needs_extra
 
 with script_needs_extra(__name__):
-    from agents.rllib import ACTIVATIONS, SHARED_POLICY, ActionMaskingModule, RLlibAgent, save_policy
+    from agents.rllib import ACTIVATIONS, POLICY_FILE, SHARED_POLICY, ActionMaskingModule, RLlibAgent, save_policy
 from awale_env.games import DEFAULT_GAME, GAMES, get_game
 from awale_env.gym_env import check_options
 from training import arena, runs
@@ -50,7 +50,8 @@ CHECKPOINT_DIR = "checkpoint"
 TRAINER_FILE = "trainer.json"
 CHECKPOINT = f"{CHECKPOINT_DIR}/{TRAINER_FILE}"
 #: The options a resume may change: the run's length, its evaluations and checkpoints, and where it runs.
-RESUMABLE = ("iterations", "eval_every", "eval_games", "eval_opponents", "checkpoint_every", "address", "progress")
+RESUMABLE = ("iterations", "eval_every", "eval_games", "eval_opponents", "checkpoint_every", "address", "runtime_env",
+             "progress")  # fmt: skip
 
 #: The bounds of the integer options (:func:`training.runs.check_integers`).
 BOUNDS = {
@@ -81,6 +82,9 @@ class RLlibPPOConfig:
     """training iterations (each samples train_batch_size moves, then learns from them)"""
     address: str | None = None
     """Ray cluster to join ("auto": the one started on this machine by `ray start`); default: a Ray of this process"""
+    runtime_env: Annotated[str | None, runs.computed_default("none", "JSON|FILE")] = None
+    """Ray's runtime environment for the env runners: a JSON object or a JSON/YAML file (working_dir, py_modules,
+    pip; docs/distributed.md)"""
     env_runners: int = 1
     """Ray actors sampling games (0: sample in this process)"""
     envs_per_runner: int = 8
@@ -256,9 +260,21 @@ def metrics_row(result: dict[str, Any]) -> dict[str, Any]:
     }
     for key in ("policy_loss", "vf_loss", "entropy", "mean_kl_loss", "vf_explained_var"):
         row[key] = learner.get(key, float("nan"))
+    faults = result.get("fault_tolerance", {})  # RLlib's count of its env runners: healthy ones, restarts so far
+    row["env_runners_healthy"] = int(faults.get("num_healthy_workers", 0))
+    row["env_runner_restarts"] = int(faults.get("num_remote_worker_restarts", 0))
     for spec, score in result.get("vs_opponents", {}).items():
         row[f"vs_{runs.tag(spec)}"] = score
     return row
+
+
+def env_runners_note(healthy: int, wanted: int, row: dict[str, Any]) -> str:
+    """The line a run prints when the number of its healthy env runners changes (a runner lost, or back)."""
+    if healthy >= wanted:
+        return f"ray: all {wanted} env runners sample again (env_runner_restarts: {row['env_runner_restarts']})"
+    return (f"ray: {wanted - healthy} of {wanted} env runners lost (their process or node); RLlib samples with the "
+            f"others and brings a runner back once Ray has restarted it ({row['env_steps']:,} moves sampled so far; "
+            "env_runners_healthy in metrics.csv)")  # fmt: skip
 
 
 def save_checkpoint(algorithm: Any, run_dir: Path, elapsed: float) -> None:
@@ -296,7 +312,7 @@ def train(config: RLlibPPOConfig) -> Path:
     from training.ray_backend import connect
 
     config, run_dir = runs.start(TRAINER, config)
-    started_ray = connect(config.address)
+    started_ray = connect(config.address, config.runtime_env)
     algorithm = ppo_config(config).build_algo()
     elapsed = saved_elapsed(run_dir) if config.resume else 0.0
     if config.resume:
@@ -307,6 +323,7 @@ def train(config: RLlibPPOConfig) -> Path:
     writer = runs.tensorboard_writer(run_dir, done)
     clock = runs.Clock(elapsed)
     progress = runs.Progress(TRAINER_NAME, config.iterations, done, "iteration", clock, config.progress)
+    healthy = config.env_runners
     try:
         while algorithm.iteration < config.iterations:
             result = algorithm.train()
@@ -320,6 +337,9 @@ def train(config: RLlibPPOConfig) -> Path:
                     writer.add_scalar(key, value, row["iteration"])
             writer.flush()
             log.append([row])
+            if row["env_runners_healthy"] != healthy:
+                healthy = row["env_runners_healthy"]
+                progress.note(env_runners_note(healthy, config.env_runners, row))
             progress.update(1)
             scores = " ".join(f"{spec}={score:.0%}" for spec, score in result.get("vs_opponents", {}).items())
             progress.status(f"{row['env_steps_per_s']:,.0f} steps/s" + (f", {scores}" if scores else ""))
@@ -338,8 +358,11 @@ TRAINER = runs.Trainer(TRAINER_NAME, RLlibPPOConfig, resolved, train, CHECKPOINT
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Command-line entry point: ``python -m training.rllib_ppo [--option value ...]``."""
-    runs.main(TRAINER, argv, __doc__.split("\n\n")[0])
+    """Command-line entry point: ``python -m training.rllib_ppo [--option value ...]``; ends with the spec that plays
+    the trained policy."""
+    checkpoint = runs.main(TRAINER, argv, __doc__.split("\n\n")[0])
+    print(f"policy: {checkpoint / POLICY_FILE}")
+    print(f"play it with the agent spec {runs.play_spec('rllib', checkpoint)}")
 
 
 if __name__ == "__main__":

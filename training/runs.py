@@ -28,6 +28,7 @@ import io
 import json
 import math
 import re
+import shlex
 import sys
 import time
 import types
@@ -42,6 +43,7 @@ from tqdm import tqdm
 
 from agents.checkpoint import atomic_write
 from agents.extras import MissingExtraError
+from agents.registry import format_spec
 
 CONFIG_FILE = "config.json"
 TENSORBOARD_DIR = "tb"
@@ -72,6 +74,12 @@ LOG_EVERY = 30.0
 def default_run_dir(trainer: str, game: str) -> str:
     """Where a run goes when ``--run-dir`` is not given."""
     return f"runs/{trainer}-{game}"
+
+
+def play_spec(agent: str, path: str | Path) -> str:
+    """The spec of ``agent`` playing the weights at ``path`` (:func:`agents.format_spec`: quoted where the path needs
+    it, e.g. a Tune trial folder holding commas), quoted for a shell: what a trainer prints at its end."""
+    return shlex.quote(format_spec(agent, {"path": str(path)}))
 
 
 def computed_default(text: str, metavar: str) -> Any:

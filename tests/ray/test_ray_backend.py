@@ -1,8 +1,9 @@
-"""AlphaZero self-play and the arena on Ray actors (``--backend ray``): the same results as the local backends, and
-a lost actor replaced with its work done again."""
+"""AlphaZero self-play and the arena on Ray actors (``--backend ray``): the same results as the local backends, a lost
+actor replaced with its work done again and said, weights that travel through the object store, not the disk."""
 
 from __future__ import annotations
 
+import shutil
 import sys
 
 import numpy as np
@@ -13,12 +14,20 @@ pytest.importorskip("ray.rllib")
 import ray
 import torch
 
+from agents.alphazero.agent import pretrained_path
 from agents.alphazero.network import build_network
+from agents.registry import format_spec
 from training import arena
 from training.alphazero import AlphaZeroConfig, SelfPlayPool
 from training.competition.store import open_store
-from training.competition.tournament import TournamentSettings, load_players, run_tournament
-from training.ray_backend import Actors, TaskActor, run_jobs
+from training.competition.tournament import (
+    PlayerSpec,
+    TournamentSettings,
+    load_players,
+    make_program_tasks,
+    run_tournament,
+)
+from training.ray_backend import Actors, TaskActor, run_jobs, ship_weights
 from training.ray_selfplay import RaySelfPlayPool
 
 #: Games that end at the ply limit within one generation, so that every generation yields samples.
@@ -34,7 +43,7 @@ TINY = dict(
 )
 
 
-def test_self_play_actor_plays_as_the_local_worker_and_survives_its_loss(local_ray, tmp_path):
+def test_self_play_actor_plays_as_the_local_worker_and_survives_its_loss(local_ray, tmp_path, capsys):
     torch.manual_seed(0)
     config = AlphaZeroConfig(run_dir=str(tmp_path), workers=1, backend="ray", **TINY)
     net = build_network(config.network_config()).eval()
@@ -50,11 +59,16 @@ def test_self_play_actor_plays_as_the_local_worker_and_survives_its_loss(local_r
         for field in ("obs", "policy", "value"):
             assert np.array_equal(getattr(samples, field), getattr(expected, field))
 
+        assert stats["actors_replaced"] == stats["games_restarted"] == 0
+
         ray.kill(pool.actors.handles[0])
         pool.start(net)
         samples, stats = pool.collect()
         assert pool.replaced == 1
         assert stats["games"] == 4 and len(samples) == 4 * 12
+        assert stats["actors_replaced"] == 1 and stats["games_restarted"] == 4  # columns of metrics.csv
+        (line,) = [line for line in capsys.readouterr().err.splitlines() if line.startswith("ray: ")]
+        assert "self-play actor 0 lost" in line and "its 4 games restart from new openings" in line
     finally:
         pool.close()
 
@@ -66,14 +80,22 @@ def test_arena_match_on_ray_is_the_local_match(local_ray):
     assert on_ray.games == local.games
 
 
-def test_arena_game_of_a_lost_actor_is_played_again(local_ray):
+def test_arena_game_of_a_lost_actor_is_played_again(local_ray, capsys):
     tasks = arena.make_tasks(["random", "greedy"], 4, seed=2, opening_plies=2, max_plies=None)
-    actors = Actors(lambda _: TaskActor.remote(), 2)
+    actors = Actors(lambda _: TaskActor.remote(), 2, "arena actor")
     ray.kill(actors.handles[0])
-    results = run_jobs(actors, lambda handle, task: handle.play.remote(task), tasks, pinned=False)
+    again = []
+
+    def redo(task: arena.GameTask) -> str:
+        again.append(task.index)
+        return "played again"
+
+    results = run_jobs(actors, lambda handle, task: handle.play.remote(task), tasks, pinned=False, redo=redo)
     actors.kill()
-    assert actors.replaced == 1
+    assert actors.replaced == 1 and again == [0]
     assert results == [arena.run_task(task) for task in tasks]
+    (line,) = [line for line in capsys.readouterr().err.splitlines() if line.startswith("ray: ")]
+    assert line.startswith("ray: arena actor 0 lost (") and line.endswith("replaced by a new actor, played again")
 
 
 def test_tournament_on_ray_plays_programs_and_agents_into_the_store(local_ray, tmp_path):
@@ -95,3 +117,65 @@ def test_tournament_on_ray_plays_programs_and_agents_into_the_store(local_ray, t
     assert len(results["ray"]) == 6
     agents_only = [i for i, game in enumerate(results["process"]) if "bot" not in game[0]]
     assert [results["ray"][i] for i in agents_only] == [results["process"][i] for i in agents_only]
+
+
+def test_arena_actors_play_with_weights_shipped_after_the_files_are_gone(local_ray, tmp_path):
+    """A cluster shares no disk with the driver: the driver reads an agent's weights file once, and the actors (a
+    replacement too) build the agent from the object store, the file deleted before any actor started. The folder is
+    named as Tune names a trial's, so the spec quotes its path."""
+    network = tmp_path / "PPO_RLlibGameEnv_00000_0_entropy_coeff=0.0100,lr=0.0003" / "best.pt"
+    network.parent.mkdir()
+    shutil.copy(pretrained_path(), network)
+    spec = format_spec("alphazero", {"path": str(network), "simulations": 4})
+    tasks = arena.make_tasks([spec, "greedy"], 4, seed=3, opening_plies=2, max_plies=60)
+    local = [arena.run_task(task) for task in tasks]
+    players = [PlayerSpec("network", "agent", spec), PlayerSpec("greedy", "agent", "greedy")]
+    games = make_program_tasks(players, TournamentSettings("awale16", max_plies=60, games_per_pair=2, seconds=30))
+    local_games = [
+        (game.report.winner, game.report.scores, game.report.plies) for game in (task.play() for task in games)
+    ]
+
+    weights = ship_weights(tasks)
+    tournament_weights = ship_weights(games)  # a tournament's agents too
+    assert set(ray.get(weights)) == set(ray.get(tournament_weights)) == {spec}
+    shutil.rmtree(network.parent)
+    actors = Actors(lambda _: TaskActor.remote(weights), 2, "arena actor")
+    ray.kill(actors.handles[1])  # its replacement builds the agent from the object store too
+    try:
+        results = run_jobs(actors, lambda handle, task: handle.play.remote(task), tasks, pinned=False)
+        played = run_jobs(actors, lambda handle, task: handle.play.remote(task), games, pinned=False)
+    finally:
+        actors.kill()
+    assert actors.replaced == 1
+    assert results == local
+    assert [(game.report.winner, game.report.scores, game.report.plies) for game in played] == local_games
+
+
+@pytest.mark.parametrize("node_joins", [True, False], ids=["a node joins", "no node joins"])
+def test_arena_survives_the_loss_of_a_node(capsys, node_joins):
+    """Two nodes of one CPU each (a second raylet on this machine), an actor on each; the worker node is removed:
+    the lost actor is replaced on a node that joins, or, with none, waits for a CPU while the other actor plays its
+    game too; the results are the local ones either way."""
+    from ray.cluster_utils import Cluster
+
+    tasks = arena.make_tasks(["random", "greedy"], 8, seed=4, opening_plies=2, max_plies=None)
+    local = [arena.run_task(task) for task in tasks]
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    worker = cluster.add_node(num_cpus=1)
+    ray.init(address=cluster.address)
+    actors = None
+    try:
+        actors = Actors(lambda _: TaskActor.remote(), 2, "arena actor")
+        ray.get([handle.play.remote(tasks[0]) for handle in actors.handles])  # both placed: one on each node
+        cluster.remove_node(worker)
+        if node_joins:
+            cluster.add_node(num_cpus=1)  # the replacement's CPU
+        results = run_jobs(actors, lambda handle, task: handle.play.remote(task), tasks, pinned=False)
+        assert actors.replaced == 1
+        assert results == local
+        assert "ray: arena actor" in capsys.readouterr().err
+    finally:
+        if actors is not None:
+            actors.kill()
+        ray.shutdown()
+        cluster.shutdown()

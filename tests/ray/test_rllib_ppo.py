@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
+import shlex
 
 import pytest
 
@@ -14,7 +15,7 @@ pytest.importorskip("ray.rllib")
 import agents
 from awale_env.games import DEFAULT_GAME, get_game
 from training.arena import play_game
-from training.rllib_ppo import CHECKPOINT, RLlibPPOConfig, train
+from training.rllib_ppo import CHECKPOINT, RLlibPPOConfig, main, train
 
 TINY = dict(
     iterations=1,
@@ -30,21 +31,59 @@ TINY = dict(
 )
 
 
-def test_one_iteration_saves_resumes_and_plays_legal_games(local_ray, tmp_path):
-    config = RLlibPPOConfig(run_dir=str(tmp_path / "run"), **TINY)
-    checkpoint = train(config)
-    with open(tmp_path / "run" / "metrics.csv") as file:
+def command_line(config: RLlibPPOConfig) -> list[str]:
+    """The options of ``awale train rllib`` that give ``config``."""
+    argv = []
+    for field in dataclasses.fields(config):
+        value = getattr(config, field.name)
+        option = "--" + field.name.replace("_", "-")
+        if isinstance(value, bool):
+            argv.append(option if value else f"--no-{field.name.replace('_', '-')}")
+        elif isinstance(value, tuple):
+            argv += [option, *map(str, value)]
+        elif value is not None:
+            argv += [option, str(value)]
+    return argv
+
+
+def test_one_iteration_saves_resumes_and_plays_legal_games(local_ray, tmp_path, capsys):
+    config = RLlibPPOConfig(run_dir=str(tmp_path / "run, with a comma"), **TINY)
+    main(command_line(config))  # awale train rllib: ends with the spec that plays its policy
+    last = capsys.readouterr().out.splitlines()[-1]
+    (spec,) = shlex.split(last.removeprefix("play it with the agent spec "))
+    checkpoint = tmp_path / "run, with a comma" / "checkpoint"
+    assert spec == f'rllib:path="{checkpoint}"'
+
+    with open(tmp_path / "run, with a comma" / "metrics.csv") as file:
         (row,) = list(csv.DictReader(file))
     assert int(row["env_steps"]) >= 400
     assert 0 <= float(row["vs_random"]) <= 1 and 0 <= float(row["vs_greedy"]) <= 1
 
-    agent = agents.make(f"rllib:path={checkpoint}", deterministic=False, seed=0)
+    agent = agents.make(spec, deterministic=False, seed=0)
     assert agent.games == (DEFAULT_GAME,)
     for opponent in ("random", "greedy"):
         final = play_game((agent, agents.make(opponent, seed=1)), get_game(DEFAULT_GAME).initial())
         assert final.is_terminal  # play_game raises on an illegal move
 
     train(dataclasses.replace(config, resume=True, iterations=2))
-    assert json.loads((tmp_path / "run" / CHECKPOINT).read_text())["iteration"] == 2
-    with open(tmp_path / "run" / "metrics.csv") as file:
+    assert json.loads((tmp_path / "run, with a comma" / CHECKPOINT).read_text())["iteration"] == 2
+    with open(tmp_path / "run, with a comma" / "metrics.csv") as file:
         assert [int(row["iteration"]) for row in csv.DictReader(file)] == [1, 2]
+
+
+def test_a_lost_env_runner_is_said_and_counted(local_ray):
+    """A dead env runner: RLlib takes it out of service (and restores it only once Ray has restarted its process);
+    the trainer's metrics count the healthy ones and its line says so."""
+    from training.rllib_ppo import env_runners_note, metrics_row, ppo_config
+
+    config = RLlibPPOConfig(**{**TINY, "env_runners": 1, "eval_every": 100})
+    algorithm = ppo_config(config).build_algo()
+    try:
+        assert metrics_row(algorithm.train())["env_runners_healthy"] == 1
+        (runner,) = algorithm.env_runner_group._worker_manager.actors().values()  # RLlib keeps no public handle
+        local_ray.kill(runner, no_restart=False)  # as its process crashing
+        rows = [metrics_row(algorithm.train()) for _ in range(2)]  # the first call notices the loss
+        assert rows[-1]["env_runners_healthy"] == 0
+        assert env_runners_note(0, 1, rows[-1]).startswith("ray: 1 of 1 env runners lost")
+    finally:
+        algorithm.stop()

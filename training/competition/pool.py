@@ -173,13 +173,18 @@ def run_tasks(
     address: str | None = None,
     finished: Callable[[Any], None] | None = None,
     name: str = "arena",
+    replayed: Callable[[Any], None] | None = None,
+    runtime_env: str | None = None,
 ) -> list[Any]:
     """Play every task (``task.play()``), in ``workers`` processes if more than one, or with ``backend="ray"`` on
-    ``workers`` Ray actors of the cluster at ``address`` (:mod:`training.ray_backend`); results in task order, and
-    ``finished(result)`` called as each game ends (in the order they end). ArenaError if a worker process dies
-    (``name`` says whose: the arena's, a tournament's)."""
+    ``workers`` Ray actors of the cluster at ``address`` with the runtime environment ``runtime_env`` (a JSON object
+    or a JSON/YAML file: :mod:`training.ray_backend`); results in task order, ``finished(result)`` called as each
+    game ends (in the order they end) and, on Ray, ``replayed(task)`` for a game played again after its actor was
+    lost. ArenaError if a worker process dies (``name`` says whose: the arena's, a tournament's)."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if runtime_env is not None and backend != "ray":
+        raise ValueError("a runtime environment (--runtime-env) is for backend='ray'")
     bar = tqdm(total=len(tasks), desc="games", unit="game", disable=not progress)
 
     def done(result: Any) -> None:
@@ -191,7 +196,7 @@ def run_tasks(
         if backend == "ray":
             from training.ray_backend import run_tasks as run_tasks_on_ray  # imports Ray: only for this backend
 
-            return run_tasks_on_ray(tasks, workers, address, done)
+            return run_tasks_on_ray(tasks, workers, address, done, replayed, runtime_env, f"{name} actor")
         if workers <= 1:
             results = []
             for task in tasks:

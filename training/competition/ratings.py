@@ -51,6 +51,8 @@ class TournamentResult:
     standings: list[Standing] = field(default_factory=list)
     pairs: list[dict[str, Any]] = field(default_factory=list)
     game: str = DEFAULT_GAME
+    #: Games played again whole because the Ray actor playing them was lost (``backend="ray"``).
+    replayed_games: int = 0
 
     def table(self) -> list[dict[str, Any]]:
         """The standings as JSON-safe rows, best Elo first."""
@@ -63,6 +65,7 @@ class TournamentResult:
             "seed": self.seed,
             "standings": self.table(),
             "pairs": self.pairs,
+            "replayed_games": self.replayed_games,
             "games": [asdict(g) for g in self.games],
         }
 

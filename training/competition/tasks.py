@@ -11,6 +11,7 @@ mirrored pair as well.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,9 +43,15 @@ class GameTask:
         """The starting position of this game (before the opening)."""
         return start_position(self.game, self.options, self.max_plies, self.start_seed)
 
-    def play(self) -> GameResult:
-        """Play this game (in a worker process, a Ray actor or this process): :func:`run_task`."""
-        return run_task(self)
+    def play(self, agent: Callable[[str], Any] | None = None) -> GameResult:
+        """Play this game (in a worker process, a Ray actor or this process) with the agents ``agent(spec)`` gives
+        (default :func:`built_agent`): :func:`run_task`."""
+        return run_task(self) if agent is None else run_task(self, agent)
+
+    @property
+    def agent_specs(self) -> tuple[str, ...]:
+        """The specs of the agents this game builds (a Ray driver ships their weights files: training.ray_backend)."""
+        return self.specs
 
     @property
     def label(self) -> str:
@@ -90,11 +97,13 @@ def play_game(agents: tuple[Any, Any], state: Any) -> Any:
     return state
 
 
-def run_task(task: GameTask) -> GameResult:
-    """Play one task (in a worker process or in this one)."""
-    agents = (built_agent(task.specs[0]), built_agent(task.specs[1]))
-    for agent, seed in zip(agents, task.agent_seeds):
-        reset_agent(agent, seed)
+def run_task(task: GameTask, agent: Callable[[str], Any] | None = None) -> GameResult:
+    """Play one task (in a worker process or in this one) with the agents ``agent(spec)`` gives (built once; default
+    :func:`built_agent`)."""
+    build = agent or built_agent
+    agents = (build(task.specs[0]), build(task.specs[1]))
+    for player, seed in zip(agents, task.agent_seeds):
+        reset_agent(player, seed)
     state = task.initial()
     for action in task.opening:
         state = state.play(action)

@@ -168,9 +168,18 @@ class ProgramTask:
     def label(self) -> str:
         return f"game {self.index} ({self.players[0].name} against {self.players[1].name})"
 
-    def play(self) -> TournamentGame:
-        """Play the game (programs started afresh, agents built once per process); the report and each program's
-        standard error."""
+    @property
+    def game(self) -> str:
+        return self.settings.game
+
+    @property
+    def agent_specs(self) -> tuple[str, ...]:
+        """The specs of the agents among the players (a Ray driver ships their weights files: training.ray_backend)."""
+        return tuple(player.spec for player in self.players if player.kind == "agent")
+
+    def play(self, agent: Callable[[str], Any] | None = None) -> TournamentGame:
+        """Play the game (programs started afresh, agents built once per process by ``agent(spec)``, default
+        :func:`built_agent`); the report and each program's standard error."""
         s = self.settings
         game = get_game(s.game)
         programs: dict[str, Program] = {}
@@ -179,9 +188,9 @@ class ProgramTask:
         def start(index: int, seat: str) -> Player:
             player = self.players[index]
             if player.kind == "agent":
-                agent = built_agent(player.spec)
-                reset_agent(agent, self.agent_seeds[index])
-                return AgentPlayer(agent, game)
+                built = (agent or built_agent)(player.spec)
+                reset_agent(built, self.agent_seeds[index])
+                return AgentPlayer(built, game)
             memory = s.memory_mb * 1024 * 1024 or None
             programs[player.name] = Program(list(player.argv), seat, memory=memory, stderr_cap=LOG_CAP,
                                             keep_stderr=True)  # fmt: skip
