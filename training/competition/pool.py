@@ -21,6 +21,8 @@ from typing import Any
 
 from tqdm import tqdm
 
+from training.competition.programs import exit_status
+
 #: Where the games are played: worker processes on this machine, or Ray actors (training.ray_backend).
 BACKENDS = ("process", "ray")
 
@@ -78,13 +80,9 @@ def _exit_status(process: multiprocessing.process.BaseProcess) -> str:
     if code is None:
         return "exit code unknown"
     if code >= 0:
-        return f"exit code {code}"
-    try:
-        name = signal.Signals(-code).name
-    except ValueError:
-        name = f"signal {-code}"
+        return exit_status(code)
     oom = ", as by the out-of-memory killer" if -code == signal.SIGKILL else ""
-    return f"exit code {code}: killed by {name}{oom}"
+    return f"exit code {code}: {exit_status(code)}{oom}"
 
 
 class _Worker:
