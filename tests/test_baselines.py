@@ -113,7 +113,8 @@ def test_an_alphazero_run_after_imitation_starts_from_the_imitation_network(tmp_
     rows = result["checkpoints"]
     assert [row["step"] for row in rows] == [0, 1, 2]
     assert rows[0]["spec"].startswith(f"alphazero:path={tmp_path / 'imitation' / 'best.pt'}")
-    assert rows[0]["elapsed_s"] < rows[1]["elapsed_s"] < rows[2]["elapsed_s"]
+    # the AlphaZero run's times continue the imitation run's (a tiny run may round to 0.0 s: not strictly growing)
+    assert rows[0]["elapsed_s"] <= rows[1]["elapsed_s"] <= rows[2]["elapsed_s"]
     assert all(",simulations=4" in row["spec"] for row in rows)
 
 

@@ -27,8 +27,6 @@ SEEDS_IN_GAME = 96
 TESTS = Path(__file__).resolve().parent
 SECONDS = 3.0 * float(os.environ.get("AWALE_TEST_TIME_SCALE", "10"))
 BOT = [sys.executable, "-m", "awale_apps", "bot", "--game", GAME.name]
-#: Environment of the programs: the worktree's packages first.
-os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS.parent), os.environ.get("PYTHONPATH")]))
 
 
 def scripted(mode: str, number: int = 1) -> list[str]:

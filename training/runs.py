@@ -172,7 +172,7 @@ class RunKind:
 #: imitation runs both hold ``state.pt`` and ``best.pt``; only imitation runs hold ``games/``.
 RUN_KINDS = {
     "alphazero": RunKind(("state.pt", "best.pt", "replay.npz"), ("gate_every", "simulations", "replay_size")),
-    "imitation": RunKind(("games",), ("teacher_depth", "games_per_chunk")),
+    "imitation": RunKind(("games",), ("games_per_chunk", "opening_min", "score_weight")),
     "ppo": RunKind(("checkpoints/last.zip", "checkpoints/step_*.zip"), ("total_timesteps", "n_steps")),
     "rllib": RunKind(("checkpoint", "checkpoint.old"), ("env_runners", "iterations")),
 }
