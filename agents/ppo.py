@@ -669,16 +669,23 @@ def sb3_members(model: Any) -> dict[str, bytes]:
 def restore_sb3(model: Any, checkpoint: TrainingCheckpoint) -> None:
     """Put the checkpoint's tensors and SB3 counters into ``model`` (built by :func:`new_sb3_model` from its
     options); CheckpointError when they do not fit it."""
+    load_networks(model, checkpoint, optimizer=True)
+    model.num_timesteps = checkpoint.num_timesteps
+    model._n_updates = checkpoint.config["sb3"]["n_updates"]
+
+
+def load_networks(model: Any, checkpoint: TrainingCheckpoint, optimizer: bool) -> None:
+    """Put the checkpoint's policy and value network (and with ``optimizer`` its optimizer's state) into ``model``;
+    CheckpointError when they do not fit it."""
     try:
         model.policy.load_state_dict(checkpoint.policy)
-        model.policy.optimizer.load_state_dict(checkpoint.optimizer)
+        if optimizer:
+            model.policy.optimizer.load_state_dict(checkpoint.optimizer)
     except (RuntimeError, ValueError, KeyError, TypeError) as error:
         message = " ".join(str(error).split())
         raise CheckpointError(
             f"{checkpoint.path}: its tensors do not fit the network of its options: {message}"
         ) from None
-    model.num_timesteps = checkpoint.num_timesteps
-    model._n_updates = checkpoint.config["sb3"]["n_updates"]
 
 
 def sb3_model(path: str | Path, env: Any = None, opponent: Any = "random", seed: int | None = None, **changes: Any):

@@ -56,6 +56,7 @@ from agents.checkpoint import atomic_write
 from agents.ppo import (
     ACTIVATIONS,
     CHECKPOINT_FORMAT,
+    NETWORK_OPTIONS,
     PLAY_MEMBERS,
     TRAINING_MEMBERS,
     PolicyNet,
@@ -63,9 +64,11 @@ from agents.ppo import (
     TrainingCheckpoint,
     default_features,
     input_size,
+    load_networks,
     new_sb3_model,
     open_checkpoint,
     pool_members,
+    pretrained_path,
     read_config,
     read_training_checkpoint,
     restore_sb3,
@@ -206,6 +209,10 @@ class Args:
     """teacher games per file (a worker's unit of work)"""
     teacher_workers: int = 2
     """processes playing the teacher's games"""
+    init_from: str | None = None
+    """a PPO checkpoint to start from instead of random weights (a run's step_*.zip or last.zip, or pretrained: the
+    policy shipped for --game); its game, features, net-arch and activation must be this run's, the optimizer starts
+    afresh with this run's options"""
 
 
 # --- the opponent pool ---------------------------------------------------------------------------------------------
@@ -531,6 +538,8 @@ def check_args(args: Args) -> None:
         raise ValueError("--pool-random, --pool-greedy, --pool-league and --pool-snapshots must not all be 0")
     if args.pool_league > 0 and not args.league:
         raise ValueError("--pool-league needs agents in --league (e.g. --league alphabeta:depth=2)")
+    if args.init_from is not None and args.teacher_games:
+        raise ValueError("--init-from and --teacher-games both choose the starting network: give one of them")
     runs.check_types(args)
     runs.check_integers(args, BOUNDS)  # max_plies None: only the rules end a game
     if args.n_envs * args.n_steps > MAX_ROLLOUT:
@@ -565,8 +574,32 @@ def saved_options(run_dir: Path) -> dict[str, Any] | None:
     return options
 
 
+def initial_checkpoint(args: Args) -> TrainingCheckpoint:
+    """The checkpoint ``--init-from`` names, read and checked against the run's options (``args`` resolved):
+    CheckpointError for a file that is not a trainable PPO checkpoint, ValueError for one of another network."""
+    path = pretrained_path(args.game) if args.init_from == "pretrained" else Path(args.init_from)
+    if args.init_from == "pretrained" and not path.is_file():
+        raise ValueError(f"--init-from pretrained: no PPO policy is shipped for {args.game}; give a checkpoint's path")
+    source = read_training_checkpoint(path)
+    mine = dataclasses.asdict(args)
+    differ = [
+        f"--{name.replace('_', '-')} {source.args.get(name)} (this run: {list_or_value(mine[name])})"
+        for name in ("game", "features", *NETWORK_OPTIONS)
+        if list_or_value(source.args.get(name)) != list_or_value(mine[name])
+    ]
+    if differ:
+        raise ValueError(f"--init-from {path} is a network of another shape: it has {'; '.join(differ)}")
+    return source
+
+
+def list_or_value(value: Any) -> Any:
+    """Options compared across JSON: a tuple and the list it was saved as are the same option."""
+    return list(value) if isinstance(value, (list, tuple)) else value
+
+
 def train(args: Args) -> Path:
     """Train (or with ``args.resume`` continue) a run; return the path of its final checkpoint."""
+    initial = initial_checkpoint(resolved(args)) if args.init_from is not None and not args.resume else None
     args, run_dir = runs.start(TRAINER, args)
     torch.set_num_threads(args.torch_threads)
     set_random_seed(args.seed)
@@ -599,6 +632,9 @@ def train(args: Args) -> Path:
     try:
         if args.teacher_games and not resumed:
             clone_teacher(model, args, run_dir, callback)
+        if initial is not None:
+            load_networks(model, initial, optimizer=False)
+            first_point(model, args, callback)
         if args.total_timesteps > done:
             model.learn(args.total_timesteps - done, callback=callback, reset_num_timesteps=not args.resume,
                         log_interval=1)  # fmt: skip
@@ -633,6 +669,12 @@ def clone_teacher(model: MaskablePPO, args: Args, run_dir: Path, callback: SelfP
         progress.note(
             f"cloning epoch {row['epoch']}: agreement {row['agreement']:.1%}, held out {row['val_agreement']:.1%}"
         )
+    first_point(model, args, callback)
+
+
+def first_point(model: MaskablePPO, args: Args, callback: SelfPlay) -> None:
+    """The starting network (cloned or given) before self-play: evaluate it, add it to the pool and write the
+    checkpoint of move 0 (a resume goes on from it)."""
     callback.init_callback(model)
     callback.pool.add(0, PolicyNet.from_sb3(model.policy, args.activation, args.features, args.game))
     callback.evaluate(0)
