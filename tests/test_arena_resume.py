@@ -15,12 +15,14 @@ from pathlib import Path
 
 import psutil
 import pytest
+from typer.testing import CliRunner
 
 import training.competition.tasks as tasks_module
 from agents.alphazero.agent import pretrained_path as alphazero_pretrained_path
 from agents.base import weights_digest
 from agents.ppo import pretrained_path as ppo_pretrained_path
 from agents.registry import make
+from awale_apps.cli import app
 from training.arena import (
     GameTask,
     JournalError,
@@ -224,9 +226,28 @@ def test_replaying_an_agent_with_no_network_or_a_bad_journal_is_refused(tmp_path
     assert journal.read_text() == "not json\n"
 
 
-def test_a_negative_seed_is_named():
-    with pytest.raises(ValueError, match=r"the tournament seed \(--seed\) must be a non-negative integer, got -1"):
-        play_match("random", "greedy", 2, seed=-1, progress=False)
+@pytest.mark.parametrize("seed", [-1, 2**32, 10**21])
+def test_a_seed_out_of_range_is_named(seed):
+    with pytest.raises(
+        ValueError, match=rf"the tournament seed \(--seed\) must be an integer in \[0, 4294967295\], got {seed}"
+    ):
+        play_match("random", "greedy", 2, seed=seed, progress=False)
+
+
+def test_a_huge_number_of_games_is_refused_at_once(tmp_path):
+    """A typo like --games 10**21 used to hang building its tasks; it is refused before any game, as --seed is."""
+    started = time.monotonic()
+    with pytest.raises(ValueError, match=r"at most 100,000, got 1,000,000,000,000,000,000,000"):
+        play_match("random", "greedy", 10**21, progress=False)
+    assert time.monotonic() - started < 5
+    result = CliRunner().invoke(app, ["arena", "--agents", "random", "--agents", "greedy", "--games", str(10**21)])
+    assert result.exit_code != 0 and result.output.count("\n") == 1 and "at most 100,000" in result.output
+    players = tmp_path / "players.toml"
+    players.write_text('[[player]]\nname = "a"\nagent = "random"\n[[player]]\nname = "b"\nagent = "greedy"\n')
+    result = CliRunner().invoke(app, ["tournament", str(players), "--games-per-pair", str(10**21), "--db",
+                                      str(tmp_path / "t.db")])  # fmt: skip
+    assert result.exit_code != 0 and "--games-per-pair must be even" in result.output
+    assert not (tmp_path / "t.db").exists()
 
 
 def test_weights_digest_follows_the_file_bytes(tmp_path):

@@ -54,6 +54,7 @@ from training.competition.tasks import (
     GameResult,
     GameTask,
     check_game,
+    check_round,
     check_specs,
     make_tasks,
     play_game,
@@ -100,12 +101,7 @@ def round_robin(
     result and opening; the arena keeps no moves). ArenaError if a worker process dies."""
     if resume and journal is None:
         raise ValueError("resume=True needs the journal to resume from (journal=PATH; awale arena --out DIR)")
-    if isinstance(games_per_pair, bool) or not isinstance(games_per_pair, int) or games_per_pair < 2:
-        raise ValueError(f"games per pair must be an even integer >= 2, got {games_per_pair!r}")
-    if games_per_pair % 2:
-        raise ValueError(f"games per pair must be even (each opening is played from both seats), got {games_per_pair}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"the tournament seed (--seed) must be a non-negative integer, got {seed!r}")
+    check_round(games_per_pair, seed)
     if isinstance(opening_plies, bool) or not isinstance(opening_plies, int) or opening_plies < 0:
         raise ValueError(f"opening plies must be a non-negative integer, got {opening_plies!r}")
     game, max_plies = check_game(game, options, max_plies)

@@ -145,6 +145,24 @@ class Pairing:
     start_seed: int
 
 
+#: The most games a pair of agents plays in one round robin (each game is a task held in memory, so a typo like
+#: 10**21 would never start), and the largest seed (the trainers' bound: 32 bits, as numpy's legacy seeding allows).
+MAX_GAMES_PER_PAIR = 100_000
+MAX_SEED = 2**32 - 1
+
+
+def check_round(games_per_pair: Any, seed: Any, games_option: str = "games per pair") -> None:
+    """ValueError naming ``games_per_pair`` or ``seed`` when either is not what a round robin accepts: an even integer
+    in [2, :data:`MAX_GAMES_PER_PAIR`] (each opening from both seats) and an integer in [0, :data:`MAX_SEED`]."""
+    if isinstance(games_per_pair, bool) or not isinstance(games_per_pair, int) or games_per_pair < 2:
+        raise ValueError(f"{games_option} must be an even integer >= 2, got {games_per_pair!r}")
+    if games_per_pair % 2 or games_per_pair > MAX_GAMES_PER_PAIR:
+        raise ValueError(f"{games_option} must be even (each opening is played from both seats) and at most "
+                         f"{MAX_GAMES_PER_PAIR:,}, got {games_per_pair:,}")  # fmt: skip
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"the tournament seed (--seed) must be an integer in [0, {MAX_SEED}], got {seed!r}")
+
+
 def schedule(
     players: int,
     games_per_pair: int,

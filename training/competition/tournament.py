@@ -39,7 +39,7 @@ from training.competition.programs import (
     split_command,
 )
 from training.competition.store import FAULT_KINDS, FaultRecord, Move, PlayerEntry, StandingRow, Store
-from training.competition.tasks import built_agent, schedule
+from training.competition.tasks import built_agent, check_round, schedule
 
 #: The course's time per move and start-up allowance, in seconds (docs/editions.md).
 COURSE_SECONDS = 3.0
@@ -135,9 +135,7 @@ class TournamentSettings:
 
     def check(self, players: list[PlayerSpec]) -> None:
         """ValueError naming the first bad setting and what it allows."""
-        if isinstance(self.games_per_pair, bool) or self.games_per_pair < 2 or self.games_per_pair % 2:
-            raise ValueError(f"--games-per-pair must be an even integer >= 2 (seats swapped), got "
-                             f"{self.games_per_pair}")  # fmt: skip
+        check_round(self.games_per_pair, self.seed, "--games-per-pair")
         if not 0 < self.seconds <= MAX_SECONDS or not 0 <= self.startup <= MAX_SECONDS:
             raise ValueError(f"--time must be in (0, {MAX_SECONDS:g}] s and --startup in [0, {MAX_SECONDS:g}] s; got "
                              f"{self.seconds:g} and {self.startup:g}")  # fmt: skip
