@@ -244,14 +244,19 @@ def play_chunks(config: ImitationConfig, chunks: list[int], progress: runs.Progr
             play_chunk(config.to_dict(), chunk)
             progress.update(1, f"chunk {chunk} of the teacher's games written")
         return
-    processes = min(config.workers, len(chunks))
-    with mp.get_context("spawn").Pool(processes, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
+    with worker_pool(min(config.workers, len(chunks))) as pool:
         for chunk in pool.imap_unordered(_play_chunk_job, [(config.to_dict(), chunk) for chunk in chunks]):
             progress.update(1, f"chunk {chunk} of the teacher's games written")
 
 
 def _play_chunk_job(job: tuple[dict[str, Any], int]) -> int:
     return play_chunk(*job)
+
+
+def worker_pool(processes: int) -> Any:
+    """A pool of ``processes`` spawned workers that end with this process however it ends (:func:`die_with_parent`):
+    the teacher's games of the imitation trainer and of PPO's cloning are played in one."""
+    return mp.get_context("spawn").Pool(processes, initializer=die_with_parent, initargs=(os.getpid(),))
 
 
 #: prctl's option that sends this process a signal when its parent dies (Linux).

@@ -17,7 +17,6 @@ already written when the same command runs again; ``<run dir>/teacher.csv`` hold
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -140,7 +139,7 @@ def play_games(options: TeacherOptions, teacher_dir: Path, workers: int, progres
         for job in jobs:
             progress.note(f"teacher games: chunk {_play_chunk_job(job)} of {config.chunks} written")
         return
-    with mp.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
+    with imitation.worker_pool(min(workers, len(jobs))) as pool:
         for chunk in pool.imap_unordered(_play_chunk_job, jobs):
             progress.note(f"teacher games: chunk {chunk} of {config.chunks} written")
 

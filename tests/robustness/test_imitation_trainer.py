@@ -105,11 +105,21 @@ def busy_seconds(process) -> float:
     return times.user + times.system
 
 
-def test_the_pool_workers_end_when_the_trainer_is_killed(tmp_path):
+TEACHER_GAMES = {
+    "imitation": (["training.imitation", "--games", "400", "--games-per-chunk", "200", "--workers", "2"],
+                  imitation.CHUNKS_DIR),
+    "ppo cloning": (["training.ppo_selfplay", "--teacher-games", "400", "--teacher-games-per-chunk", "200",
+                     "--teacher-workers", "2"], "teacher/games"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("trainer", TEACHER_GAMES)
+def test_the_pool_workers_end_when_the_trainer_is_killed(tmp_path, trainer):
     """Chunks of 200 games at depth 6 take minutes: the workers must not play them to the end for a dead trainer."""
     psutil = pytest.importorskip("psutil")
-    command = [sys.executable, "-m", "training.imitation", "--run-dir", str(tmp_path / "run"), "--games", "400",
-               "--games-per-chunk", "200", "--teacher-depth", "6", "--workers", "2", "--no-progress"]  # fmt: skip
+    options, chunks_dir = TEACHER_GAMES[trainer]
+    command = [sys.executable, "-m", *options, "--run-dir", str(tmp_path / "run"), "--teacher-depth", "6",
+               "--no-progress"]  # fmt: skip
     with open(tmp_path / "log", "wb") as log:  # a file, not a pipe: orphans must not hold up this test
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     trainer = psutil.Process(process.pid)
@@ -123,4 +133,4 @@ def test_the_pool_workers_end_when_the_trainer_is_killed(tmp_path):
     process.wait(timeout=30)
     _, alive = psutil.wait_procs(workers, timeout=20)
     assert not alive, "a pool worker outlived the killed trainer"
-    assert not list((tmp_path / "run" / imitation.CHUNKS_DIR).glob("chunk-*.npz"))  # no chunk was finished
+    assert not list((tmp_path / "run" / chunks_dir).glob("chunk-*.npz"))  # no chunk was finished
