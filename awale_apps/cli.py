@@ -563,7 +563,7 @@ def demo(
     the shipped PPO agent on the two-colour Awale), printing the Elo table and writing a chart."""
     import time
 
-    from training import ppo_selfplay
+    from training import ppo_config, ppo_selfplay
     from training.arena import format_table, round_robin
 
     if not 1 <= steps <= DEMO_MAX_STEPS or workers < 1 or not 2 <= games <= DEMO_MAX_GAMES or games % 2:
@@ -580,7 +580,7 @@ def demo(
         eval_games=20,
         checkpoint_every=steps,
     )
-    ppo_selfplay.resolved(args)  # a bad --steps or --seed: one line before anything starts
+    ppo_config.resolved(args)  # a bad --steps or --seed: one line before anything starts
     typer.echo(f"1/2 self-play PPO for {steps:,} moves into {run_dir}")
     checkpoint = ppo_selfplay.train(args)
     trained = f"ppo:path={checkpoint}"

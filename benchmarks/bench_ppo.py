@@ -18,7 +18,9 @@ import numpy as np
 from provenance import add_out_option, write_result
 
 import agents
-from agents.ppo import LearnerView, PolicyNet, PPOAgent, input_size
+from agents.ppo import PPOAgent
+from agents.ppo_policy import PolicyNet, input_size
+from agents.ppo_sb3 import LearnerView
 from awale_env.games import DEFAULT_GAME, get_game
 from awale_env.gym_env import AwaleEnv
 from training.ppo_selfplay import Args, train

@@ -7,7 +7,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from agents.ppo import PPOAgent, pretrained_path, read_training_checkpoint  # noqa: E402
+from agents.ppo import PPOAgent, pretrained_path  # noqa: E402
+from agents.ppo_checkpoint import read_training_checkpoint  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
 from training import ppo_selfplay  # noqa: E402
 from training.ppo_selfplay import Args, train  # noqa: E402

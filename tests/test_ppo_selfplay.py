@@ -20,17 +20,10 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 import agents  # noqa: E402
-from agents.ppo import (  # noqa: E402
-    CheckpointError,
-    LearnerView,
-    PolicyNet,
-    PPOAgent,
-    input_size,
-    observe,
-    open_checkpoint,
-    pretrained_path,
-    sb3_model,
-)
+from agents.ppo import CheckpointError, PPOAgent, pretrained_path, sb3_model  # noqa: E402
+from agents.ppo_checkpoint import open_checkpoint  # noqa: E402
+from agents.ppo_policy import PolicyNet, input_size, observe  # noqa: E402
+from agents.ppo_sb3 import LearnerView  # noqa: E402
 from awale_env import State  # noqa: E402
 from awale_env.games import GAMES, get_game  # noqa: E402
 from awale_env.games.awale16 import kernels as core  # noqa: E402

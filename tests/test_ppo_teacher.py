@@ -15,17 +15,16 @@ pytest.importorskip("sb3_contrib")
 
 import torch  # noqa: E402
 
-from agents.ppo import (  # noqa: E402
-    PPOAgent,
-    input_size,
-    new_sb3_model,
-    read_training_checkpoint,
-    relative_legal_mask,
-    sb3_env,
-)
+from agents.ppo import PPOAgent  # noqa: E402
+from agents.ppo_checkpoint import read_training_checkpoint  # noqa: E402
+from agents.ppo_policy import input_size, relative_legal_mask  # noqa: E402
+from agents.ppo_sb3 import new_sb3_model, sb3_env  # noqa: E402
 from awale_env.games import get_game  # noqa: E402
 from training import ppo_teacher  # noqa: E402
-from training.ppo_selfplay import Args, OpponentPool, PoolOpponent, resolved, train, without_pool  # noqa: E402
+from training.ppo_checkpoints import without_pool  # noqa: E402
+from training.ppo_config import resolved  # noqa: E402
+from training.ppo_pool import OpponentPool, PoolOpponent  # noqa: E402
+from training.ppo_selfplay import Args, train  # noqa: E402
 
 
 def teacher_args(run_dir: Path, **changes) -> Args:
@@ -119,7 +118,7 @@ def test_teacher_games_are_reused_when_a_run_starts_again_and_refused_when_playe
 
 
 def test_recording_teacher_records_the_networks_input_and_plays_alpha_beta():
-    from agents.ppo import observe
+    from agents.ppo_policy import observe
 
     teacher = ppo_teacher.RecordingTeacher(depth=2, features="tactics")
     state = get_game("awale16").initial(seed=1)

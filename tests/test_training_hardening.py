@@ -46,7 +46,7 @@ from agents.checkpoint import load_tensors  # noqa: E402
 from agents.ppo import PPOAgent, sb3_model  # noqa: E402
 from awale_env import State  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
-from training import alphazero, ppo_selfplay, selfplay_pool  # noqa: E402
+from training import alphazero, ppo_checkpoints, ppo_selfplay, selfplay_pool  # noqa: E402
 
 
 def one_error_line(capsys) -> str:
@@ -308,7 +308,7 @@ def test_ppo_killed_mid_run_resumes(tmp_path):
                "--batch-size", "64", "--net-arch", "16", "--eval-opponents", "random", "--eval-games", "2",
                "--eval-every", "256", "--checkpoint-every", "128", "--no-progress"]  # fmt: skip
     start_and_kill(["-m", "training.ppo_selfplay", *options], run / "checkpoints" / "last.zip", tmp_path / "log")
-    newest = ppo_selfplay.newest_checkpoint(run).num_timesteps
+    newest = ppo_checkpoints.newest_checkpoint(run).num_timesteps
     ppo_selfplay.main(["--run-dir", str(run), "--resume", "--total-timesteps", str(newest + 256)])
     assert config_of(run / "checkpoints" / "last.zip")["num_timesteps"] == newest + 256
     steps = [int(row["steps"]) for row in read_rows(run)]

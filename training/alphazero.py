@@ -48,7 +48,7 @@ from agents.alphazero.network import (
 )
 from agents.alphazero.selfplay import Samples, play_match
 from agents.checkpoint import atomic_write, load_arrays
-from agents.ppo import PLAY_MEMBERS
+from agents.ppo_checkpoint import PLAY_MEMBERS
 from agents.registry import format_spec
 from awale_env.games import DEFAULT_GAME, get_game
 from training import runs

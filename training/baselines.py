@@ -39,7 +39,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import tyro  # noqa: E402
 
-from agents.ppo import open_checkpoint, read_config  # noqa: E402
+from agents.ppo_checkpoint import open_checkpoint, read_config  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
 from training import arena  # noqa: E402
 

@@ -4,10 +4,10 @@ PPO from random weights plateaus well below alpha-beta on the two-colour Awale; 
 already plays it well and costs milliseconds a move. ``awale train ppo --teacher-games N`` first has alpha-beta at
 ``--teacher-depth`` play N games against itself (the imitation trainer's teacher games, :func:`training.imitation.
 play_teacher_game`: random openings, random tie-breaks), recording at every move the PPO network's own input
-(:func:`agents.ppo.observe`: the board and the tactical features), the legal moves, the teacher's move, the outcome
-and the search value. The actor is then trained to the teacher's move (cross-entropy over the legal moves) and the
-critic to the outcome mixed with the search value (as the imitation trainer does), for ``--teacher-epochs`` passes;
-self-play PPO goes on from there.
+(:func:`agents.ppo_policy.observe`: the board and the tactical features), the legal moves, the teacher's move, the
+outcome and the search value. The actor is then trained to the teacher's move (cross-entropy over the legal moves)
+and the critic to the outcome mixed with the search value (as the imitation trainer does), for ``--teacher-epochs``
+passes; self-play PPO goes on from there.
 
 The games go to ``<run dir>/teacher/games/chunk-*.npz`` (written atomically, one file per ``--teacher-games-per-
 chunk`` games, by ``--teacher-workers`` processes), so a run stopped while they are played goes on from the chunks
@@ -27,7 +27,7 @@ from torch.nn import functional as F
 
 from agents.alphabeta import AlphaBetaAgent
 from agents.checkpoint import atomic_write, load_arrays
-from agents.ppo import MASKED_LOGIT, input_size, observe, relative_legal_mask
+from agents.ppo_policy import MASKED_LOGIT, input_size, observe, relative_legal_mask
 from awale_env.errors import CheckpointError
 from awale_env.games import get_game
 from training import imitation, runs

@@ -24,7 +24,9 @@ from test_ppo_selfplay import tiny_args  # noqa: E402
 
 from agents.alphazero.network import load_network  # noqa: E402
 from agents.checkpoint import MAX_JSON_BYTES  # noqa: E402
-from agents.ppo import PolicyNet, PPOAgent, read_training_checkpoint  # noqa: E402
+from agents.ppo import PPOAgent  # noqa: E402
+from agents.ppo_checkpoint import read_training_checkpoint  # noqa: E402
+from agents.ppo_policy import PolicyNet  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
 from awale_env.games import DEFAULT_GAME  # noqa: E402
 from training import ppo_selfplay  # noqa: E402

@@ -18,9 +18,9 @@ pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
 from agents.checkpoint import atomic_write  # noqa: E402
-from agents.ppo import read_training_checkpoint  # noqa: E402
+from agents.ppo_checkpoint import read_training_checkpoint  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
-from training import alphazero, imitation, ppo_selfplay, runs  # noqa: E402
+from training import alphazero, imitation, ppo_checkpoints, ppo_selfplay, runs  # noqa: E402
 
 MAINS = {"alphazero": alphazero.main, "imitation": imitation.main, "ppo": ppo_selfplay.main}
 HUGE = "1000000000000000000000"
@@ -111,12 +111,12 @@ def test_a_mangled_random_state_in_a_ppo_checkpoint_is_one_line(tmp_path):
     for numpy_state, kind in ((["MT19937", [], 0, 0, 0.0], "IndexError"), (["MT19937", [0] * 624, 2**70, 0, 0.0],
                                                                            "OverflowError")):  # fmt: skip
         state = {"torch": "", "numpy": numpy_state, "python": "(3, (), None)"}
-        state["torch"] = ppo_selfplay.rng_state()["torch"]
+        state["torch"] = ppo_checkpoints.rng_state()["torch"]
         with pytest.raises(CheckpointError, match=rf"^{tmp_path}: its random states are unreadable: {kind}: "):
-            ppo_selfplay.restore_rng_state(state, tmp_path)
-    state = ppo_selfplay.rng_state() | {"python": "(" * 100_000 + ")" * 100_000}
+            ppo_checkpoints.restore_rng_state(state, tmp_path)
+    state = ppo_checkpoints.rng_state() | {"python": "(" * 100_000 + ")" * 100_000}
     with pytest.raises(CheckpointError, match="its random states are unreadable"):
-        ppo_selfplay.restore_rng_state(state, tmp_path)
+        ppo_checkpoints.restore_rng_state(state, tmp_path)
 
 
 def test_a_deep_json_in_a_ppo_checkpoint_is_one_line(tmp_path):

@@ -1,0 +1,190 @@
+"""A self-play PPO run's checkpoints: written atomically with the random states a resume restores, ``last.zip`` and
+the ``step_*.zip`` files, the newest complete one a resume goes on from, the one ``--init-from`` starts from, and the
+copy without the opponent pool that the package ships (:func:`without_pool`). The file itself is
+:mod:`agents.ppo_checkpoint`'s.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import dataclasses
+import errno
+import json
+import os
+import random
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+
+from agents.checkpoint import atomic_write
+from agents.ppo import pretrained_path
+from agents.ppo_checkpoint import (
+    CHECKPOINT_FORMAT,
+    NETWORK_OPTIONS,
+    PLAY_MEMBERS,
+    TRAINING_MEMBERS,
+    TrainingCheckpoint,
+    open_checkpoint,
+    pool_members,
+    read_config,
+    read_training_checkpoint,
+)
+from agents.ppo_policy import PolicyNet
+from agents.ppo_sb3 import sb3_members
+from awale_env.errors import CheckpointError
+from training import runs
+from training.ppo_config import Args
+from training.ppo_pool import OpponentPool
+
+#: Where a run's checkpoints go, relative to its directory: ``step_<moves>.zip`` files and ``last.zip``, the newest
+#: of them (a second name of the same file, not a copy).
+CHECKPOINT_DIR = "checkpoints"
+CHECKPOINT = f"{CHECKPOINT_DIR}/last.zip"
+STEP_CHECKPOINTS = f"{CHECKPOINT_DIR}/step_*.zip"
+
+
+def rng_state() -> dict[str, Any]:
+    """The global generators SB3 draws from (torch: actions; numpy: minibatch order; python), JSON-safe."""
+    kind, keys, pos, has_gauss, gauss = np.random.get_state()
+    return {
+        "torch": base64.b64encode(torch.get_rng_state().numpy().tobytes()).decode(),
+        "numpy": [kind, keys.tolist(), pos, has_gauss, gauss],
+        "python": repr(random.getstate()),
+    }
+
+
+def restore_rng_state(state: dict[str, Any], source: Path) -> None:
+    """Set the generators to the states :func:`rng_state` saved; CheckpointError naming ``source`` for others."""
+    try:
+        torch.set_rng_state(torch.frombuffer(bytearray(base64.b64decode(state["torch"])), dtype=torch.uint8))
+        kind, keys, pos, has_gauss, gauss = state["numpy"]
+        np.random.set_state((kind, np.array(keys, dtype=np.uint32), pos, has_gauss, gauss))
+        random.setstate(ast.literal_eval(state["python"]))
+    except (*runs.MANGLED_STATE, SyntaxError, MemoryError) as error:
+        raise CheckpointError(f"{source}: its random states are unreadable: {type(error).__name__}: {error}") from None
+
+
+def write_checkpoint(path: Path, model: MaskablePPO, args: Args, pool: OpponentPool, trainer: dict[str, Any]) -> None:
+    """Write one checkpoint zip (:mod:`agents.ppo_checkpoint` describes it) atomically: a kill or a full disk leaves
+    neither half a file under ``path`` nor a temporary file beside it."""
+    config = {
+        "format": CHECKPOINT_FORMAT,
+        "args": dataclasses.asdict(args),
+        "num_timesteps": int(model.num_timesteps),
+        "trainer": trainer,
+        "rng": rng_state(),
+        "sb3": {"n_updates": int(model._n_updates)},
+    }
+    members = {
+        "config.json": json.dumps(config, indent=1).encode(),
+        "policy.npz": PolicyNet.from_sb3(model.policy, args.activation, args.features, args.game).to_npz(),
+        **sb3_members(model),
+        **pool_members(pool.snapshots),
+    }
+
+    def write(file: Any) -> None:
+        with zipfile.ZipFile(file, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for name, data in members.items():
+                archive.writestr(name, data)
+
+    atomic_write(path, write)
+
+
+#: What ``os.link`` raises on a file system without hard links (there ``last.zip`` is a copy).
+NO_HARD_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK}
+
+
+def link_last(path: Path) -> None:
+    """Make ``last.zip`` beside the checkpoint ``path`` name it too: a hard link, so no second copy on disk; atomic,
+    so ``last.zip`` names the previous checkpoint until then."""
+    last = path.with_name("last.zip")
+    tmp = last.with_name(last.name + ".tmp")
+    tmp.unlink(missing_ok=True)
+    try:
+        os.link(path, tmp)
+        os.replace(tmp, last)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        if error.errno not in NO_HARD_LINKS:
+            raise
+        atomic_write(last, lambda file: file.write(path.read_bytes()))
+
+
+def checkpoint_files(run_dir: Path) -> list[Path]:
+    """The checkpoint files of the run in ``run_dir``: ``last.zip``, then the ``step_*.zip`` newest first."""
+    last = run_dir / CHECKPOINT
+    return ([last] if last.exists() else []) + sorted(run_dir.glob(STEP_CHECKPOINTS), reverse=True)
+
+
+def newest_checkpoint(run_dir: Path) -> TrainingCheckpoint:
+    """The checkpoint a resume goes on from: of the run's complete checkpoints, the one with the most moves
+    (``last.zip`` but for a run stopped while it was written). CheckpointError when none is complete."""
+    newest, errors = None, []
+    for path in checkpoint_files(run_dir):
+        try:
+            checkpoint = read_training_checkpoint(path)
+        except CheckpointError as error:
+            errors.append(error)
+            continue
+        if newest is None or checkpoint.num_timesteps > newest.num_timesteps:
+            newest = checkpoint
+    if newest is None:
+        found = f"{errors[0]}" if errors else "there is none"
+        raise CheckpointError(f"no complete checkpoint to resume from in {run_dir / CHECKPOINT_DIR}: {found}")
+    return newest
+
+
+def without_pool(path: str | Path, out: str | Path) -> None:
+    """Copy the checkpoint ``path`` (checked as a resume checks it) to ``out`` without its opponent pool: the file
+    ``agents/pretrained`` ships, a fraction of the size. It plays and fine-tunes as the original; a resume from it
+    starts with an empty pool."""
+    read_training_checkpoint(path)
+    with open_checkpoint(path) as archive:
+        members = {name: archive.read(name) for name in (*PLAY_MEMBERS, *TRAINING_MEMBERS)}
+    members["pool/index.json"] = b"[]"
+
+    def write(file: Any) -> None:
+        with zipfile.ZipFile(file, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for name, data in members.items():
+                archive.writestr(name, data)
+
+    atomic_write(Path(out), write)
+
+
+def saved_options(run_dir: Path) -> dict[str, Any] | None:
+    """The options of the run in ``run_dir``: its config.json, or for a directory holding only checkpoints (one
+    copied there) those of its ``last.zip`` (or newest ``step_*.zip``)."""
+    options = runs.read_config(run_dir)
+    files = checkpoint_files(run_dir)
+    if options is None and files:
+        with open_checkpoint(files[0]) as archive:
+            options = read_config(archive)["args"]
+    return options
+
+
+def initial_checkpoint(args: Args) -> TrainingCheckpoint:
+    """The checkpoint ``--init-from`` names, read and checked against the run's options (``args`` resolved):
+    CheckpointError for a file that is not a trainable PPO checkpoint, ValueError for one of another network."""
+    path = pretrained_path(args.game) if args.init_from == "pretrained" else Path(args.init_from)
+    if args.init_from == "pretrained" and not path.is_file():
+        raise ValueError(f"--init-from pretrained: no PPO policy is shipped for {args.game}; give a checkpoint's path")
+    source = read_training_checkpoint(path)
+    mine = dataclasses.asdict(args)
+    differ = [
+        f"--{name.replace('_', '-')} {source.args.get(name)} (this run: {list_or_value(mine[name])})"
+        for name in ("game", "features", *NETWORK_OPTIONS)
+        if list_or_value(source.args.get(name)) != list_or_value(mine[name])
+    ]
+    if differ:
+        raise ValueError(f"--init-from {path} is a network of another shape: it has {'; '.join(differ)}")
+    return source
+
+
+def list_or_value(value: Any) -> Any:
+    """Options compared across JSON: a tuple and the list it was saved as are the same option."""
+    return list(value) if isinstance(value, (list, tuple)) else value
