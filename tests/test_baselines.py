@@ -13,6 +13,7 @@ pytest.importorskip("sb3_contrib")
 
 import tyro  # noqa: E402
 
+from agents import parse_spec  # noqa: E402
 from training import baselines, imitation  # noqa: E402
 from training.alphazero import AlphaZeroConfig  # noqa: E402
 from training.alphazero import train as train_alphazero  # noqa: E402
@@ -127,6 +128,33 @@ def test_bad_input_is_one_line(tmp_path, capsys):
     ]:
         with pytest.raises(SystemExit) as exit_info:
             baselines.main(argv)
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and message in err and err.count("\n") == 1
+
+
+def write_kept(run_dir, name: str, trainer: str) -> None:
+    """A checkpoint as ``awale train rllib --keep-checkpoints`` keeps it, its policy file left out."""
+    (run_dir / "checkpoints" / name).mkdir(parents=True)
+    (run_dir / "checkpoints" / name / "trainer.json").write_text(trainer)
+
+
+def test_an_rllib_runs_kept_checkpoints_are_found_at_their_training_times(tmp_path, capsys):
+    run_dir = tmp_path / "rllib, a comma"
+    write_kept(run_dir, "iter_000010", '{"iteration": 10, "elapsed": 31.5}')
+    write_kept(run_dir, "iter_000002", '{"iteration": 2, "elapsed": 6}')
+    write_kept(run_dir, "iter_000003.tmp", "{")  # a copy a kill interrupted: not a checkpoint
+    found = baselines.run_checkpoints(baselines.Measure(str(run_dir)))
+    assert [(c.step, c.unit, c.elapsed_s) for c in found] == [(2, "iterations", 6.0), (10, "iterations", 31.5)]
+    assert parse_spec(found[0].spec) == ("rllib", {"path": str(run_dir / "checkpoints" / "iter_000002")})
+
+    # no policy file (or no Ray to play it): one line naming RLlib, as for a damaged trainer file
+    argv = ["measure", str(run_dir), "--anchors", *ANCHORS, "--games", "2", "--anchor-games", "2"]
+    for trainer, message in [(None, "RLlib"), ('{"iteration": 2}', "training time"), ("[", "not a readable")]:
+        if trainer is not None:
+            (run_dir / "checkpoints" / "iter_000002" / "trainer.json").write_text(trainer)
+        with pytest.raises(SystemExit) as exit_info:
+            baselines.main([*argv, "--out-dir", str(tmp_path / "results")])
         assert exit_info.value.code == 2
         err = capsys.readouterr().err
         assert err.startswith("error: ") and message in err and err.count("\n") == 1

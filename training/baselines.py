@@ -3,9 +3,10 @@
     python -m training.baselines measure RUN_DIR [--name NAME] [--anchors ...] [--games 20]   # one run's curve
     python -m training.baselines plot benchmarks/results/baselines/*.json --out docs/baselines.png
 
-``measure`` finds the checkpoints a run kept (``awale train ppo``: ``checkpoints/step_*.zip``; ``awale train
-alphazero --snapshot-every N``: ``snapshots/gen_*.pt``), each with the training time it was written at (the PPO
-checkpoint's own clock; the AlphaZero run's ``metrics.csv``), plays each one ``--games`` arena games against every
+``measure`` finds the checkpoints a run kept (``awale train ppo``: ``checkpoints/step_*.zip``; ``awale train rllib``:
+``checkpoints/iter_*/``; ``awale train alphazero --snapshot-every N``: ``snapshots/gen_*.pt``), each with the
+training time it was written at (the PPO checkpoint's own clock; the RLlib checkpoint's ``trainer.json``; the
+AlphaZero run's ``metrics.csv``), plays each one ``--games`` arena games against every
 anchor (:func:`training.arena.play_match`: mirrored pairs from random openings, seats swapped) and rates it by
 maximum likelihood with the anchors' ratings held fixed, so every checkpoint of every run sits on one scale. The
 anchors' ratings come from a round robin among them (:func:`training.arena.round_robin`, ``--anchor-games`` per
@@ -39,6 +40,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import tyro  # noqa: E402
 
+from agents import format_spec  # noqa: E402
+from agents.extras import MissingExtraError  # noqa: E402
 from agents.ppo_checkpoint import open_checkpoint, read_config  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
 from training import arena  # noqa: E402
@@ -53,6 +56,10 @@ ELO_SCALE = 400.0 / math.log(10.0)
 Z_95 = 1.959964
 PPO_CHECKPOINT = re.compile(r"step_(\d+)\.zip")
 ALPHAZERO_SNAPSHOT = re.compile(r"gen_(\d+)\.pt")
+#: A checkpoint kept by ``awale train rllib --keep-checkpoints N`` (training.rllib_ppo.KEPT_CHECKPOINT; that module
+#: needs Ray).
+RLLIB_CHECKPOINT = re.compile(r"iter_(\d+)")
+RLLIB_TRAINER_FILE = "trainer.json"
 
 
 @dataclass
@@ -60,7 +67,7 @@ class Measure:
     """Play a run's checkpoints against the anchors and write its learning curve (Elo over training time)."""
 
     run_dir: tyro.conf.Positional[str]
-    """the run directory (awale train ppo, or awale train alphazero with --snapshot-every)"""
+    """the run directory (awale train ppo, awale train rllib, or awale train alphazero with --snapshot-every)"""
     name: Annotated[str | None, tyro.conf.arg(metavar="NAME")] = None
     """name of the result files (default: the run directory's name)"""
     anchors: tuple[str, ...] = ANCHORS
@@ -123,6 +130,26 @@ def ppo_checkpoints(run_dir: Path) -> list[Checkpoint]:
     return found
 
 
+def rllib_checkpoints(run_dir: Path) -> list[Checkpoint]:
+    """The ``checkpoints/iter_*/`` of an RLlib run (its policy and trainer file), with the iteration and training
+    time their ``trainer.json`` records; played by the ``rllib`` agent (which needs Ray)."""
+    found = []
+    for path in (run_dir / "checkpoints").glob("iter_*"):
+        if not RLLIB_CHECKPOINT.fullmatch(path.name) or not path.is_dir():
+            continue
+        trainer_file = path / RLLIB_TRAINER_FILE
+        try:
+            trainer = json.loads(trainer_file.read_text())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise CheckpointError(f"{trainer_file}: not a readable trainer file: {error}") from None
+        trainer = trainer if isinstance(trainer, dict) else {}
+        iteration, elapsed = trainer.get("iteration"), trainer.get("elapsed")
+        if type(iteration) is not int or isinstance(elapsed, bool) or not isinstance(elapsed, (int, float)):
+            raise CheckpointError(f"{trainer_file}: lacks the iteration or the training time of the checkpoint")
+        found.append(Checkpoint(format_spec("rllib", {"path": str(path)}), iteration, "iterations", float(elapsed)))
+    return sorted(found, key=lambda checkpoint: checkpoint.step)
+
+
 def metrics_times(run_dir: Path, field: str) -> dict[int, float]:
     """``{step: elapsed_s}`` from a run's ``metrics.csv`` (steps in column ``field``)."""
     path = run_dir / "metrics.csv"
@@ -163,11 +190,11 @@ def run_checkpoints(args: Measure) -> list[Checkpoint]:
     run_dir = Path(args.run_dir)
     if not run_dir.is_dir():
         raise FileNotFoundError(f"{run_dir} is not a directory")
-    found = ppo_checkpoints(run_dir) or alphazero_checkpoints(run_dir, args.simulations)
+    found = ppo_checkpoints(run_dir) or rllib_checkpoints(run_dir) or alphazero_checkpoints(run_dir, args.simulations)
     if not found:
         raise FileNotFoundError(
-            f"{run_dir} holds no checkpoints to rate: checkpoints/step_*.zip (awale train ppo) or snapshots/gen_*.pt "
-            "(awale train alphazero --snapshot-every N)"
+            f"{run_dir} holds no checkpoints to rate: checkpoints/step_*.zip (awale train ppo), checkpoints/iter_*/ "
+            "(awale train rllib) or snapshots/gen_*.pt (awale train alphazero --snapshot-every N)"
         )
     chosen = [c for i, c in enumerate(found) if i % args.every == 0 or i == len(found) - 1]
     if args.after is None:
@@ -366,7 +393,7 @@ def main(argv: list[str] | None = None) -> None:
             results = [json.loads(Path(path).read_text()) for path in args.results]
             plot(results, Path(args.out), args.title)
             print(f"wrote {args.out}")
-    except (ValueError, OSError, KeyError, CheckpointError) as error:
+    except (ValueError, OSError, KeyError, CheckpointError, MissingExtraError) as error:
         print("error: " + " ".join(str(error).split()), file=sys.stderr)
         raise SystemExit(2) from None
 

@@ -17,13 +17,17 @@ policy (its most probable legal move) against each evaluation opponent and adds 
 ``metrics.csv``. The run directory follows :mod:`training.runs`: ``config.json``, ``tb/``, ``metrics.csv`` and
 ``checkpoint/``: RLlib's Algorithm checkpoint, which ``--resume`` continues (RLlib's files are pickles: a resume
 trusts its run directory), and ``policy.pt``, the policy as tensors only, which ``rllib:path=RUN/checkpoint`` plays
-(the arena, ``awale play``, the web page) without unpickling anything.
+(the arena, ``awale play``, the web page) without unpickling anything. Each checkpoint's policy and clock
+(``policy.pt``, ``trainer.json``) are also kept as ``checkpoints/iter_<iteration>/``, the latest
+``--keep-checkpoints`` of them: the points of a learning curve (``python -m training.baselines measure RUN``), each
+played by ``rllib:path=RUN/checkpoints/iter_<iteration>``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,9 +53,12 @@ CHECKPOINT_DIR = "checkpoint"
 #: incomplete.
 TRAINER_FILE = "trainer.json"
 CHECKPOINT = f"{CHECKPOINT_DIR}/{TRAINER_FILE}"
+#: Where ``--keep-checkpoints`` keeps the policy and trainer file of past checkpoints: ``iter_<iteration>/``.
+KEPT_DIR = "checkpoints"
+KEPT_CHECKPOINT = re.compile(r"iter_(\d+)")
 #: The options a resume may change: the run's length, its evaluations and checkpoints, and where it runs.
-RESUMABLE = ("iterations", "eval_every", "eval_games", "eval_opponents", "checkpoint_every", "address", "runtime_env",
-             "progress")  # fmt: skip
+RESUMABLE = ("iterations", "eval_every", "eval_games", "eval_opponents", "checkpoint_every", "keep_checkpoints",
+             "address", "runtime_env", "progress")  # fmt: skip
 
 #: The bounds of the integer options (:func:`training.runs.check_integers`).
 BOUNDS = {
@@ -65,6 +72,7 @@ BOUNDS = {
     "eval_every": (1, runs.MAX_COUNT),
     "eval_games": (1, 100_000),
     "checkpoint_every": (1, runs.MAX_COUNT),
+    "keep_checkpoints": (0, 1000),
 }
 
 
@@ -117,6 +125,9 @@ class RLlibPPOConfig:
     """agent specs the policy is evaluated against"""
     checkpoint_every: int = 5
     """iterations between checkpoints (one is also written after the last iteration)"""
+    keep_checkpoints: int = 5
+    """past checkpoints whose policy and clock are kept as checkpoints/iter_<iteration>/ (checkpoint/ always holds
+    the newest whole; 0: none)"""
     progress: bool = True
     """show progress"""
 
@@ -277,10 +288,10 @@ def env_runners_note(healthy: int, wanted: int, row: dict[str, Any]) -> str:
             "env_runners_healthy in metrics.csv)")  # fmt: skip
 
 
-def save_checkpoint(algorithm: Any, run_dir: Path, elapsed: float) -> None:
+def save_checkpoint(algorithm: Any, run_dir: Path, elapsed: float, keep: int = 0) -> None:
     """Write the Algorithm's state and the policy file of agents (:func:`agents.rllib.save_policy`) to
     ``run_dir/checkpoint`` whole or not at all: into a fresh directory first, the trainer's file last, then swapped
-    in."""
+    in; with ``keep``, its policy and trainer files are also kept (:func:`keep_checkpoint`)."""
     final = run_dir / CHECKPOINT_DIR
     fresh, old = final.with_name(final.name + ".tmp"), final.with_name(final.name + ".old")
     for leftover in (fresh, old):
@@ -292,6 +303,33 @@ def save_checkpoint(algorithm: Any, run_dir: Path, elapsed: float) -> None:
         final.rename(old)
     fresh.rename(final)
     shutil.rmtree(old, ignore_errors=True)
+    if keep:
+        keep_checkpoint(final, run_dir, algorithm.iteration, keep)
+
+
+def kept_checkpoints(run_dir: Path) -> dict[int, Path]:
+    """The kept checkpoints of a run, ``{iteration: run_dir/checkpoints/iter_<iteration>}`` in training order."""
+    found = {}
+    for path in (run_dir / KEPT_DIR).glob("iter_*"):
+        match = KEPT_CHECKPOINT.fullmatch(path.name)
+        if match and path.is_dir():
+            found[int(match.group(1))] = path
+    return dict(sorted(found.items()))
+
+
+def keep_checkpoint(checkpoint: Path, run_dir: Path, iteration: int, keep: int) -> None:
+    """Copy the policy and trainer files of ``checkpoint`` to ``run_dir/checkpoints/iter_<iteration>/`` (whole or not
+    at all: the trainer's file marks it complete) and drop the oldest kept beyond ``keep``."""
+    final = run_dir / KEPT_DIR / f"iter_{iteration:06d}"
+    fresh = final.with_name(final.name + ".tmp")
+    shutil.rmtree(fresh, ignore_errors=True)
+    fresh.mkdir(parents=True)
+    for name in (POLICY_FILE, TRAINER_FILE):
+        shutil.copyfile(checkpoint / name, fresh / name)
+    shutil.rmtree(final, ignore_errors=True)
+    fresh.rename(final)
+    for old in list(kept_checkpoints(run_dir).values())[:-keep]:
+        shutil.rmtree(old)
 
 
 def saved_elapsed(run_dir: Path) -> float:
@@ -344,7 +382,7 @@ def train(config: RLlibPPOConfig) -> Path:
             scores = " ".join(f"{spec}={score:.0%}" for spec, score in result.get("vs_opponents", {}).items())
             progress.status(f"{row['env_steps_per_s']:,.0f} steps/s" + (f", {scores}" if scores else ""))
             if last or algorithm.iteration % config.checkpoint_every == 0:
-                save_checkpoint(algorithm, run_dir, clock.elapsed())
+                save_checkpoint(algorithm, run_dir, clock.elapsed(), config.keep_checkpoints)
     finally:
         progress.close()
         writer.close()
