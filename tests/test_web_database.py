@@ -141,6 +141,47 @@ def test_a_store_of_one_event_is_the_source_db(tmp_path):
     assert [name for name in app.state.board.library.sources] == ["page", "db"]
 
 
+def test_an_event_added_while_serving_appears_under_a_name_of_its_own(tmp_path):
+    path = tmp_path / "class.db"
+    write_fault_match(path)
+    with TestClient(create_app(db=path)) as client:
+        assert list(sources_of(client)) == ["page", "db"]
+        round_robin(["random", "greedy"], games_per_pair=2, seed=1, progress=False, db=path, game=GAME,
+                    max_plies=MAX_PLIES)  # fmt: skip
+        with open_store(path) as store:
+            referee, arena = store.events()
+            arena_games = [str(g.id) for g in store.games(arena.id)]
+            referee_games = [str(g.id) for g in store.games(referee.id)]
+            standings = [json.loads(json.dumps(row.__dict__)) for row in store.standings(arena.id)]
+        # A link to the new event works before the sources are listed.
+        response = client.get(f"/api/sources/db-{arena.id}/games")
+        assert response.status_code == 200, response.text
+        assert [row["key"] for row in response.json()] == arena_games and len(arena_games) == 2
+        sources = sources_of(client)
+        assert list(sources) == ["page", "db", f"db-{arena.id}"]
+        assert sources[f"db-{arena.id}"]["games"] == 2 and sources[f"db-{arena.id}"]["standings"] is True
+        assert "arena" in sources[f"db-{arena.id}"]["title"] and "referee" in sources["db"]["title"]
+        assert client.get(f"/api/sources/db-{arena.id}/standings").json() == standings
+        assert [row["key"] for row in client.get("/api/sources/db/games").json()] == referee_games
+
+
+def test_a_store_gone_while_serving_breaks_only_its_own_sources(tmp_path):
+    path = tmp_path / "class.db"
+    write_fault_match(path)
+    with TestClient(create_app(db=path)) as client:
+        path.unlink()
+        response = client.get("/api/sources")
+        assert response.status_code == 200, response.text
+        sources = {source["name"]: source for source in response.json()}
+        assert list(sources) == ["page", "db"] and sources["page"]["games"] == 0
+        assert sources["db"]["games"] is None and "no such results store" in sources["db"]["error"]
+        assert client.get("/api/sources/page/games").json() == []
+        response = client.get("/api/sources/db/games")
+        assert response.status_code == 503 and "cannot read the results store" in response.json()["error"]
+        response = client.get("/api/sources/db-9/games")
+        assert response.status_code == 404 and "page, db" in response.json()["error"]
+
+
 @pytest.mark.parametrize("kind", ["missing", "corrupt", "foreign", "empty"])
 def test_serve_refuses_a_bad_db_in_one_line(tmp_path, kind):
     path = tmp_path / "results.db"

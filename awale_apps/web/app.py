@@ -27,7 +27,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from awale_apps.web.board import AnalysisBoard
-from awale_apps.web.database_source import database_sources
+from awale_apps.web.database_source import DatabaseEvents
 from awale_apps.web.defaults import (
     DEFAULT_MAX_CLIENT_QUEUE,
     DEFAULT_MAX_GAMES,
@@ -163,8 +163,8 @@ def create_app(
     ``max_memory_mb`` megabytes of its agents' trees and tables. ``records`` are files of game records the
     analysis board replays (RecordError for one that cannot be read); ``db`` is a results store (``awale tournament``'s
     SQLite file) whose events' games it replays and whose standings it shows, opened read-only (StoreError for a
-    missing, corrupt or foreign file). Workers are spawned, so a script that calls
-    this needs the usual ``if __name__ == "__main__":`` guard.
+    missing, corrupt or foreign file); events added to it while serving are offered too. Workers are spawned, so a
+    script that calls this needs the usual ``if __name__ == "__main__":`` guard.
     """
     if max_games < 1 or workers < 1 or not max_think_seconds > 0:
         raise ValueError(f"need max_games >= 1, workers >= 1, max_think_seconds > 0; got {max_games}, {workers}, "
@@ -178,8 +178,8 @@ def create_app(
     memory = int(max_memory_mb * 2**20)
     server = Server(max_games, max_think_seconds, offered, set(offered), thinkers, max_queue, max_client_queue, memory)
     record_sources = [RecordsFile(path, "records" if i == 0 else f"records{i + 1}") for i, path in enumerate(records)]
-    db_sources = database_sources(db) if db is not None else []
-    board = AnalysisBoard([PageGames(server.store), *record_sources, *db_sources], max_reviews=max_games)
+    db_events = [DatabaseEvents(db)] if db is not None else []
+    board = AnalysisBoard([PageGames(server.store), *record_sources], max_reviews=max_games, feeds=db_events)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

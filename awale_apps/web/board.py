@@ -20,7 +20,7 @@ from agents.analysis import ENGINES
 from awale_apps.web import analyst
 from awale_apps.web.errors import ApiError
 from awale_apps.web.opponents import THINK_GRACE_SECONDS, AgentUnavailable, check_spec
-from awale_apps.web.replays import GameSource, Library
+from awale_apps.web.replays import GameSource, Library, SourceFeed
 from awale_apps.web.reviews import ReviewStore
 from awale_apps.web.server import Server
 from awale_env.games import get_game
@@ -61,8 +61,8 @@ class AnalysisBoard:
     """The analysis board's shared state: ``library`` (the sources of replays), ``reviews``, and per (client,
     channel) the number of the latest analysis asked for and a lock that lets one run at a time."""
 
-    def __init__(self, sources: Iterable[GameSource], max_reviews: int) -> None:
-        self.library = Library(sources)
+    def __init__(self, sources: Iterable[GameSource], max_reviews: int, feeds: Iterable[SourceFeed] = ()) -> None:
+        self.library = Library(sources, feeds)
         self.reviews = ReviewStore(max_reviews)
         self._numbers = itertools.count()
         self._latest: dict[tuple[str, str], int] = {}

@@ -2,16 +2,19 @@
 --db`` and ``awale referee --db``, :mod:`training.competition.store`) as sources of replays, one per event, each
 with its standings.
 
-The file is opened read-only for each request (a tournament still running on it shows its games as they end; the
-events are those the file held when the server started). A game is replayed from its starting position
-(``initial(seed=start_seed)`` with the event's rules), its moves (the opening's first) with the seconds each answer
-took, and its fault; the arena keeps no moves, so its games are listed (``replayable`` false) and counted in the
-standings but not replayed. Seats: 0 is JoueurA (who moves first) in tournaments and referee matches, the rules'
-player 0 in the arena; a :class:`~awale_apps.web.replays.Replay` names its players in the rules' order.
+The file is opened read-only for each request: a tournament still running on it shows its games as they end, and
+the event list is re-read when the sources are listed or an unknown one is asked for (:class:`DatabaseEvents`), so an
+event started after the server appears at once, named ``db-ID``; a name once given stays. A game is replayed from
+its starting position (``initial(seed=start_seed)`` with the event's rules), its moves (the opening's first) with the
+seconds each answer took, and its fault; the arena keeps no moves, so its games are listed (``replayable`` false)
+and counted in the standings but not replayed. Seats: 0 is JoueurA (who moves first) in tournaments and referee
+matches, the rules' player 0 in the arena; a :class:`~awale_apps.web.replays.Replay` names its players in the
+rules' order.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
@@ -34,6 +37,30 @@ def database_sources(path: str | Path, name: str = "db") -> list[DatabaseSource]
             raise StoreError(f"{path} holds no tournament, arena or referee match yet")
     single = len(events) == 1
     return [DatabaseSource(path, event, name if single else f"{name}-{event.id}") for event in events]
+
+
+class DatabaseEvents:
+    """The events of the results store at ``path`` as sources, the list re-read on each :meth:`sources`: the events
+    held at start are named as :func:`database_sources` names them, each later one ``name-ID``, and a source keeps
+    its name (and object) for the server's life. StoreError at start as :func:`database_sources`."""
+
+    def __init__(self, path: str | Path, name: str = "db") -> None:
+        self.path = Path(path)
+        self.name = name
+        self.known = {source.event.id: source for source in database_sources(path, name)}
+
+    def sources(self) -> list[DatabaseSource]:
+        """Every event's source, those the file gained since the last look added; the known ones alone when the file
+        cannot be read now (each of them then answers 503 naming why)."""
+        try:
+            with open_store(self.path) as store:
+                events = store.events()
+        except (StoreError, sqlite3.Error):
+            events = []
+        for event in events:
+            if event.id not in self.known:
+                self.known[event.id] = DatabaseSource(self.path, event, f"{self.name}-{event.id}")
+        return list(self.known.values())
 
 
 def by_player(by_seat: tuple[Any, Any], seat_players: tuple[int, int]) -> list[Any]:

@@ -4,7 +4,8 @@ who played them, the seconds each move took and any fault) and the sources they 
 A source is a small loader (:class:`GameSource`): a name, a title, :meth:`~GameSource.summaries` (one row per game)
 and :meth:`~GameSource.load` (one game as a Replay). The page's own games (:class:`PageGames`) and files of game
 records (:class:`RecordsFile`, ``awale serve --records FILE``) are two; any other store of games (a tournament
-database) is one more class with those three members, added to the :class:`Library` ``create_app`` builds.
+database) is one more class with those three members, added to the :class:`Library` ``create_app`` builds; sources
+that appear while the server runs (a results store's new events) come from a :class:`SourceFeed` it asks again.
 """
 
 from __future__ import annotations
@@ -234,17 +235,37 @@ class RecordsFile:
         return self._replays[key]
 
 
-class Library:
-    """The sources of replays the server offers, by name (the page's games first)."""
+class SourceFeed(Protocol):
+    """Sources that may grow while the server runs (a results store's events)."""
 
-    def __init__(self, sources: Iterable[GameSource]) -> None:
+    def sources(self) -> Iterable[GameSource]:
+        """Every source it has now; a source once given keeps its name and is given again each time."""
+        ...
+
+
+class Library:
+    """The sources of replays the server offers, by name (the page's games first); the ``feeds`` are asked again
+    (:meth:`refresh`) when the sources are listed and when an unknown name is asked for."""
+
+    def __init__(self, sources: Iterable[GameSource], feeds: Iterable[SourceFeed] = ()) -> None:
         self.sources: dict[str, GameSource] = {}
+        self.feeds = list(feeds)
         for source in sources:
-            if source.name in self.sources:
-                raise ValueError(f"two sources of games are named {source.name!r}")
-            self.sources[source.name] = source
+            self._add(source)
+        self.refresh()
+
+    def _add(self, source: GameSource) -> None:
+        if self.sources.setdefault(source.name, source) is not source:
+            raise ValueError(f"two sources of games are named {source.name!r}")
+
+    def refresh(self) -> dict[str, GameSource]:
+        """Every source by name, with those the feeds gained since the last look."""
+        for feed in self.feeds:
+            for source in feed.sources():
+                self._add(source)
+        return dict(self.sources)
 
     def source(self, name: str) -> GameSource:
-        if name not in self.sources:
+        if name not in self.sources and name not in self.refresh():
             raise ApiError(404, f"unknown source of games {name!r}; this server has: {', '.join(self.sources)}")
         return self.sources[name]

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from awale_apps.web.board import AnalysisBoard, current_board, parse_state
 from awale_apps.web.errors import ApiError
 from awale_apps.web.live import web_games
-from awale_apps.web.replays import Replay, parse_records, replay_of_record
+from awale_apps.web.replays import GameSource, Replay, parse_records, replay_of_record
 from awale_apps.web.server import MAX_PLIES_ALLOWED
 from awale_env.errors import IllegalMoveError, RecordError
 
@@ -82,19 +82,23 @@ def position_replay(request: PositionRequest) -> Replay:
     return Replay(start, actions, list(kind.page()["players"]), "position")
 
 
+def listing(name: str, source: GameSource) -> dict[str, Any]:
+    """A source's row of ``GET /api/sources``; one that cannot be read now has ``games`` null and its ``error``."""
+    row = {"name": name, "title": source.title, "games": None,
+           "standings": callable(getattr(source, "standings", None))}  # fmt: skip
+    try:
+        row["games"] = len(source.summaries())
+    except ApiError as error:
+        row["error"] = error.message
+    return row
+
+
 @router.get("/sources")
 async def sources(board: BoardDependency) -> list[dict[str, Any]]:
-    """The sources of games to replay: each one's ``name``, ``title``, number of ``games`` and whether it has
-    ``standings``."""
-    return [
-        {
-            "name": name,
-            "title": source.title,
-            "games": len(source.summaries()),
-            "standings": callable(getattr(source, "standings", None)),
-        }  # fmt: skip
-        for name, source in board.library.sources.items()
-    ]
+    """The sources of games to replay (a results store's events re-read, so one started since is listed): each
+    one's ``name``, ``title``, number of ``games`` and whether it has ``standings``; one that cannot be read now
+    (its file gone or broken) has ``games`` null and the ``error``, and the others are listed as ever."""
+    return [listing(name, source) for name, source in board.library.refresh().items()]
 
 
 @router.get("/sources/{name}/games")

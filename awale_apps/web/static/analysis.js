@@ -91,7 +91,7 @@ async function loadSources(selected) {
   for (const source of sources) {
     const option = document.createElement("option");
     option.value = source.name;
-    option.textContent = `${source.title} (${source.games})`;
+    option.textContent = `${source.title} (${source.games ?? "cannot be read now"})`;
     select.appendChild(option);
   }
   if (selected) select.value = selected;
