@@ -182,6 +182,23 @@ def test_a_store_gone_while_serving_breaks_only_its_own_sources(tmp_path):
         assert response.status_code == 404 and "page, db" in response.json()["error"]
 
 
+def test_a_store_damaged_while_serving_is_a_503_naming_it(tmp_path):
+    """A file that still opens but whose pages are gone (cut short while serving): its queries fail inside SQLite,
+    which the board says as for an unreadable store, not as a server error."""
+    path = tmp_path / "class.db"
+    write_fault_match(path)
+    with TestClient(create_app(db=path), raise_server_exceptions=False) as client:
+        size = path.stat().st_size
+        with path.open("r+b") as file:
+            file.seek(size // 2)
+            file.write(b"\xff" * (size - size // 2))
+        for url in ("/api/sources/db/games", "/api/sources/db/standings"):
+            response = client.get(url)
+            assert response.status_code == 503, (url, response.text)
+            assert "cannot read the results store" in response.json()["error"]
+        assert client.get("/api/sources").status_code == 200
+
+
 @pytest.mark.parametrize("kind", ["missing", "corrupt", "foreign", "empty"])
 def test_serve_refuses_a_bad_db_in_one_line(tmp_path, kind):
     path = tmp_path / "results.db"

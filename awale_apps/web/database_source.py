@@ -85,8 +85,8 @@ class DatabaseSource:
         try:
             with open_store(self.path) as store:
                 yield store
-        except StoreError as error:
-            raise ApiError(503, f"cannot read the results store: {error}") from None
+        except (StoreError, sqlite3.DatabaseError) as error:  # unreadable, or damaged since the server started
+            raise ApiError(503, f"cannot read the results store {self.path}: {error}") from None
 
     def _start(self, game: StoredGame) -> Any:
         settings = self.event.settings
