@@ -3,6 +3,8 @@ trainer take, a resume goes on without playing the games again, and damaged file
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -74,6 +76,25 @@ def test_a_run_trains_a_network_the_agent_plays_and_a_resume_goes_on_without_rep
     assert resumed.epoch == 3 and len(resumed.metrics._read()[1]) == 3
     assert [f.stat().st_mtime_ns for f in files] == written  # the games played are kept
     assert len(list((run.dir / imitation.CHUNKS_DIR).glob("chunk-*.npz"))) == 3  # and the two more played
+
+
+def test_the_runs_training_time_counts_the_teachers_games(tmp_path, monkeypatch):
+    # A learning curve adds the imitation run's time (metrics.csv's elapsed_s) to the AlphaZero run it started: the
+    # teacher's games are part of it, not only the epochs. The games are made to take 1 s more than they do.
+    play_chunks = imitation.play_chunks
+
+    def slow_play_chunks(*args, **kwargs):
+        play_chunks(*args, **kwargs)
+        time.sleep(1.0)
+
+    monkeypatch.setattr(imitation, "play_chunks", slow_play_chunks)
+    run = imitation.train(small_config(tmp_path, epochs=1))
+    (row,) = run.metrics._read()[1]
+    assert float(row["elapsed_s"]) >= 1.0
+    # A resume that plays no game adds only its own epochs to the saved time.
+    monkeypatch.undo()
+    resumed = imitation.train(small_config(tmp_path, epochs=2, resume=True))
+    assert float(resumed.metrics._read()[1][1]["elapsed_s"]) >= float(row["elapsed_s"])
 
 
 def test_a_resume_with_more_games_completes_the_last_chunk_of_fewer(tmp_path):

@@ -402,7 +402,8 @@ def train_epoch(
 class Run:
     """An imitation run's network, optimizer and counters, and its files."""
 
-    def __init__(self, config: ImitationConfig) -> None:
+    def __init__(self, config: ImitationConfig, teacher_s: float = 0.0) -> None:
+        """``teacher_s``: seconds this session spent on the teacher's games, counted in the run's training time."""
         self.config = config
         self.dir = Path(config.run_dir)
         torch.manual_seed(config.seed)
@@ -418,7 +419,7 @@ class Run:
         elapsed = 0.0
         if config.resume and (self.dir / STATE_FILE).exists():  # else only games were played: start training anew
             elapsed = self._resume()
-        self.clock = runs.Clock(elapsed)
+        self.clock = runs.Clock(elapsed + teacher_s)
         self.metrics = runs.CsvLog(self.dir / "metrics.csv", "epoch")
         self.metrics.keep_until(self.epoch)
         self.writer = runs.tensorboard_writer(self.dir, self.epoch)
@@ -467,14 +468,15 @@ def train(config: ImitationConfig) -> Run:
     """Play the teacher's missing games, then train (or with ``config.resume`` go on) to ``config.epochs``."""
     config, run_dir = runs.start(TRAINER, config)
     missing = missing_chunks(config)
-    progress = runs.Progress("teacher games", config.chunks, config.chunks - len(missing), "chunk", runs.Clock(),
+    teacher = runs.Clock()  # the teacher's games are part of the run's training time (its metrics' elapsed_s)
+    progress = runs.Progress("teacher games", config.chunks, config.chunks - len(missing), "chunk", teacher,
                              config.progress, every=0)  # fmt: skip
     try:
         play_chunks(config, missing, progress)
     finally:
         progress.close()
     samples = read_chunks(config)
-    run = Run(config)
+    run = Run(config, teacher.elapsed())
     if run.score_scale is None:
         run.score_scale = fit_score_scale(samples["score"][samples["scored"]], samples["outcome"][samples["scored"]])
     value = value_targets(samples, run.score_scale, config.score_weight)
