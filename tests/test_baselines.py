@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ pytest.importorskip("sb3_contrib")
 import tyro  # noqa: E402
 
 from agents import parse_spec  # noqa: E402
+from agents.ppo import pretrained_path  # noqa: E402
 from training import baselines, imitation  # noqa: E402
 from training.alphazero import AlphaZeroConfig  # noqa: E402
 from training.alphazero import train as train_alphazero  # noqa: E402
@@ -158,3 +160,22 @@ def test_an_rllib_runs_kept_checkpoints_are_found_at_their_training_times(tmp_pa
         assert exit_info.value.code == 2
         err = capsys.readouterr().err
         assert err.startswith("error: ") and message in err and err.count("\n") == 1
+
+
+def test_checkpoint_paths_with_a_comma_are_quoted_in_their_specs(tmp_path):
+    """A run directory named like "runs/ppo, seed 2" still gives specs that name its files."""
+    run_dir = tmp_path / "ppo, seed 2"
+    (run_dir / "checkpoints").mkdir(parents=True)
+    ppo_file = run_dir / "checkpoints" / "step_000802816.zip"
+    shutil.copyfile(pretrained_path("awale16"), ppo_file)
+    (found,) = baselines.ppo_checkpoints(run_dir)
+    assert parse_spec(found.spec) == ("ppo", {"path": str(ppo_file)})
+
+    az_dir = tmp_path / "alphazero, seed 0"
+    (az_dir / "snapshots").mkdir(parents=True)
+    (az_dir / "snapshots" / "gen_00004.pt").write_bytes(b"")
+    (az_dir / "metrics.csv").write_text("generation,elapsed_s\n4,12.5\n")
+    (found,) = baselines.alphazero_checkpoints(az_dir, simulations=100)
+    assert parse_spec(found.spec) == ("alphazero", {"path": str(az_dir / "snapshots" / "gen_00004.pt"),
+                                                    "simulations": "100"})  # fmt: skip
+    assert found.elapsed_s == 12.5

@@ -126,7 +126,8 @@ def ppo_checkpoints(run_dir: Path) -> list[Checkpoint]:
         trainer = config.get("trainer", {})
         if not isinstance(trainer.get("elapsed"), (int, float)) or not isinstance(config.get("num_timesteps"), int):
             raise CheckpointError(f"{path}: config.json lacks the training time or moves of the checkpoint")
-        found.append(Checkpoint(f"ppo:path={path}", config["num_timesteps"], "moves", float(trainer["elapsed"])))
+        spec = format_spec("ppo", {"path": str(path)})
+        found.append(Checkpoint(spec, config["num_timesteps"], "moves", float(trainer["elapsed"])))
     return found
 
 
@@ -171,7 +172,7 @@ def alphazero_checkpoints(run_dir: Path, simulations: int) -> list[Checkpoint]:
         generation = int(match.group(1))
         if generation not in times:
             raise CheckpointError(f"{path}: generation {generation} has no row in {run_dir / 'metrics.csv'}")
-        spec = f"alphazero:path={path},simulations={simulations}"
+        spec = format_spec("alphazero", {"path": str(path), "simulations": simulations})
         found.append(Checkpoint(spec, generation, "generations", times[generation]))
     return found
 
@@ -182,7 +183,8 @@ def imitation_checkpoint(run_dir: Path, simulations: int) -> Checkpoint:
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist: is {run_dir} a finished imitation run?")
     elapsed = max(metrics_times(run_dir, "epoch").values(), default=0.0)
-    return Checkpoint(f"alphazero:path={path},simulations={simulations}", 0, "generations", elapsed)
+    spec = format_spec("alphazero", {"path": str(path), "simulations": simulations})
+    return Checkpoint(spec, 0, "generations", elapsed)
 
 
 def run_checkpoints(args: Measure) -> list[Checkpoint]:
