@@ -30,6 +30,7 @@ import math
 import re
 import shlex
 import sys
+import threading
 import time
 import types
 import typing
@@ -577,12 +578,58 @@ class CsvLog:
         self._write(list(dict.fromkeys([*fields, *(key for row in rows for key in row)])), [*old, *rows])
 
 
-def tensorboard_writer(run_dir: Path, step: int) -> Any:
+def tensorboard_writer(run_dir: Path, step: int) -> TensorBoardWriter:
     """A TensorBoard writer into ``run_dir/tb`` that drops the events a stopped run logged after ``step`` (its last
     checkpoint; 0 for a new run)."""
     from torch.utils.tensorboard import SummaryWriter  # torch: only when a trainer runs
 
-    return SummaryWriter(str(run_dir / TENSORBOARD_DIR), purge_step=step + 1)
+    folder = run_dir / TENSORBOARD_DIR
+    quiet_writer_threads()
+    return TensorBoardWriter(SummaryWriter(str(folder), purge_step=step + 1), folder)
+
+
+class TensorBoardWriter:
+    """A SummaryWriter whose write errors (a full disk) name its folder, so that the trainer's one line says which
+    files could not be written; every other attribute is the writer's."""
+
+    def __init__(self, writer: Any, folder: Path) -> None:
+        self._writer = writer
+        self._folder = folder
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._writer, name)
+        if not callable(attribute):
+            return attribute
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return attribute(*args, **kwargs)
+            except OSError as error:
+                raise OSError(error.errno, error.strerror or str(error), f"{self._folder} (TensorBoard)") from None
+
+        return call
+
+
+#: The class of TensorBoard's background writing thread (tensorboard.summary.writer.event_file_writer).
+WRITER_THREAD = "_AsyncWriterThread"
+
+
+def quiet_writer_threads() -> None:
+    """TensorBoard writes events in a thread of its own: a write that fails there (a full disk) would print the
+    thread's traceback, although the writer raises the same error at its next call, where :class:`TensorBoardWriter`
+    names the folder and the trainer says it in one line. Keep those tracebacks quiet; any other thread's error
+    reaches the hook it had."""
+    previous = threading.excepthook
+    if getattr(previous, "quiets_writer_threads", False):
+        return
+
+    def hook(args: threading.ExceptHookArgs) -> None:
+        if type(args.thread).__name__ == WRITER_THREAD and issubclass(args.exc_type, OSError):
+            return
+        previous(args)
+
+    hook.quiets_writer_threads = True  # type: ignore[attr-defined]
+    threading.excepthook = hook
 
 
 class Progress:

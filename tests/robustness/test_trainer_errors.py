@@ -155,3 +155,27 @@ def test_a_write_that_fails_on_a_full_disk_names_its_file(tmp_path):
     assert raised.value.errno in (errno.EFBIG, errno.ENOSPC) and raised.value.filename == str(tmp_path / "state.pt")
     assert str(tmp_path / "state.pt") in str(raised.value)
     assert not list(tmp_path.iterdir())
+
+
+def test_tensorboard_events_on_a_full_disk_are_one_error_naming_the_folder(tmp_path, capfd):
+    """TensorBoard writes in a thread of its own: a full disk there printed that thread's traceback and the trainer's
+    line did not say which files failed."""
+    resource = pytest.importorskip("resource")
+    writer = runs.tensorboard_writer(tmp_path, 0)
+    writer.add_scalar("eval/win_rate", 0.5, 1)
+    writer.flush()
+    written = sum(path.stat().st_size for path in (tmp_path / "tb").iterdir())
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (written + 10, hard))  # room for no more events
+    try:
+        with pytest.raises(OSError) as raised:
+            for step in range(2, 500):
+                writer.add_scalar("eval/win_rate", 0.5, step)
+            writer.flush()
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, handler)
+    assert raised.value.errno in (errno.EFBIG, errno.ENOSPC)
+    assert raised.value.filename == f"{tmp_path / 'tb'} (TensorBoard)"
+    assert "Traceback" not in capfd.readouterr().err
