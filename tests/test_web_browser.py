@@ -391,6 +391,9 @@ def test_the_standings_of_a_results_store_and_each_game_one_click_away(server: s
     names = [row["player"] for row in standings]
     wait.until(lambda d: unless_redrawn(lambda: texts(d, "button.player-games") == names))
     wait.until(lambda d: unless_redrawn(lambda: "1 illegal" in d.find_element(By.CSS_SELECTOR, "#standings").text))
+    if SCREENSHOTS:
+        browser.execute_script("arguments[0].scrollIntoView()", browser.find_element(By.ID, "replay-source"))
+        browser.save_screenshot(str(Path(SCREENSHOTS) / "web_standings.png"))
     # The page reloads a source's tables when its list gets the focus: click again until the click has held.
     caption = "#source-games caption"
     click_until(wait, "#standings tbody tr:last-child button.player-games",
