@@ -51,7 +51,7 @@ from agents.checkpoint import atomic_write, load_arrays
 from agents.ppo_checkpoint import PLAY_MEMBERS
 from agents.registry import format_spec
 from awale_env.games import DEFAULT_GAME, get_game
-from training import runs
+from training import run_logs, runs
 from training.alphazero_config import RESUMABLE, AlphaZeroConfig
 from training.selfplay_pool import SelfPlayPool
 
@@ -228,10 +228,10 @@ class Run:
         elapsed = 0.0
         if config.resume:
             elapsed = self._resume()
-        self.clock = runs.Clock(elapsed)
-        self.metrics = runs.CsvLog(self.dir / "metrics.csv", "generation")
+        self.clock = run_logs.Clock(elapsed)
+        self.metrics = run_logs.CsvLog(self.dir / "metrics.csv", "generation")
         self.metrics.keep_until(self.generation)  # forget what a stopped run logged after its checkpoint
-        self.writer = runs.tensorboard_writer(self.dir, self.generation)
+        self.writer = run_logs.tensorboard_writer(self.dir, self.generation)
 
     def _resume(self) -> float:
         """Load the checkpoint (``state.pt``: everything a generation ends with) and make ``best.pt`` its best
@@ -344,7 +344,7 @@ def train(config: AlphaZeroConfig) -> Run:
         pool = RaySelfPlayPool(config, run.generation)
     else:
         pool = SelfPlayPool(config, run.generation)
-    progress = runs.Progress(TRAINER_NAME, config.generations, run.generation, "generation", run.clock,
+    progress = run_logs.Progress(TRAINER_NAME, config.generations, run.generation, "generation", run.clock,
                              config.progress, every=0)  # fmt: skip
     new_samples = 0
     finished = False

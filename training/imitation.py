@@ -55,7 +55,7 @@ from agents.alphazero.network import (
 from agents.alphazero.selfplay import absolute_of_relative
 from agents.checkpoint import atomic_write, load_arrays
 from awale_env.games import DEFAULT_GAME, GAMES, get_game
-from training import runs
+from training import run_logs, runs
 from training.alphazero_config import NetworkOptions
 
 TRAINER_NAME = "imitation"
@@ -236,7 +236,7 @@ def missing_chunks(config: ImitationConfig) -> list[int]:
     return missing
 
 
-def play_chunks(config: ImitationConfig, chunks: list[int], progress: runs.Progress) -> None:
+def play_chunks(config: ImitationConfig, chunks: list[int], progress: run_logs.Progress) -> None:
     """Play ``chunks`` in ``config.workers`` processes (none: here), updating ``progress`` as each is written."""
     chunk_path(Path(config.run_dir), 0).parent.mkdir(parents=True, exist_ok=True)
     if config.workers == 0 or not chunks:
@@ -419,10 +419,10 @@ class Run:
         elapsed = 0.0
         if config.resume and (self.dir / STATE_FILE).exists():  # else only games were played: start training anew
             elapsed = self._resume()
-        self.clock = runs.Clock(elapsed + teacher_s)
-        self.metrics = runs.CsvLog(self.dir / "metrics.csv", "epoch")
+        self.clock = run_logs.Clock(elapsed + teacher_s)
+        self.metrics = run_logs.CsvLog(self.dir / "metrics.csv", "epoch")
         self.metrics.keep_until(self.epoch)
-        self.writer = runs.tensorboard_writer(self.dir, self.epoch)
+        self.writer = run_logs.tensorboard_writer(self.dir, self.epoch)
 
     def _resume(self) -> float:
         path = self.dir / STATE_FILE
@@ -468,8 +468,8 @@ def train(config: ImitationConfig) -> Run:
     """Play the teacher's missing games, then train (or with ``config.resume`` go on) to ``config.epochs``."""
     config, run_dir = runs.start(TRAINER, config)
     missing = missing_chunks(config)
-    teacher = runs.Clock()  # the teacher's games are part of the run's training time (its metrics' elapsed_s)
-    progress = runs.Progress("teacher games", config.chunks, config.chunks - len(missing), "chunk", teacher,
+    teacher = run_logs.Clock()  # the teacher's games are part of the run's training time (its metrics' elapsed_s)
+    progress = run_logs.Progress("teacher games", config.chunks, config.chunks - len(missing), "chunk", teacher,
                              config.progress, every=0)  # fmt: skip
     try:
         play_chunks(config, missing, progress)
@@ -481,7 +481,7 @@ def train(config: ImitationConfig) -> Run:
         run.score_scale = fit_score_scale(samples["score"][samples["scored"]], samples["outcome"][samples["scored"]])
     value = value_targets(samples, run.score_scale, config.score_weight)
     training, validation = split(samples, value, config.validation_every)
-    epochs = runs.Progress(TRAINER_NAME, config.epochs, run.epoch, "epoch", run.clock, config.progress, every=0)
+    epochs = run_logs.Progress(TRAINER_NAME, config.epochs, run.epoch, "epoch", run.clock, config.progress, every=0)
     try:
         while run.epoch < config.epochs:
             row = train_epoch(run.net, run.optimizer, training, config, run.epoch, run.rng)

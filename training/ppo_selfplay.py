@@ -47,7 +47,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 from agents.ppo_policy import PolicyNet
 from agents.ppo_sb3 import load_networks, new_sb3_model, restore_sb3
 from awale_env.errors import CheckpointError
-from training import ppo_teacher, runs
+from training import ppo_teacher, run_logs, runs
 from training.ppo_checkpoints import (
     CHECKPOINT,
     CHECKPOINT_DIR,
@@ -66,7 +66,7 @@ from training.ppo_pool import OpponentPool, evaluate, make_env
 
 
 class TensorBoardFormat(TensorBoardOutputFormat):
-    """SB3's TensorBoard output through the run's writer (:func:`training.runs.tensorboard_writer`)."""
+    """SB3's TensorBoard output through the run's writer (:func:`training.run_logs.tensorboard_writer`)."""
 
     def __init__(self, writer: Any) -> None:
         self.writer = writer
@@ -77,11 +77,11 @@ class SelfPlay(BaseCallback):
     """Between updates: add snapshots to the pool, evaluate, checkpoint; after every move: the progress."""
 
     def __init__(
-        self, args: Args, pool: OpponentPool, run_dir: Path, trainer: dict[str, Any], progress: runs.Progress
+        self, args: Args, pool: OpponentPool, run_dir: Path, trainer: dict[str, Any], progress: run_logs.Progress
     ) -> None:
         super().__init__()
         self.args, self.pool, self.run_dir, self.trainer, self.progress = args, pool, run_dir, trainer, progress
-        self.eval_log = runs.CsvLog(run_dir / "eval.csv", "steps")
+        self.eval_log = run_logs.CsvLog(run_dir / "eval.csv", "steps")
 
     def _on_step(self) -> bool:
         self.progress.update(self.training_env.num_envs)
@@ -154,12 +154,14 @@ def train(args: Args) -> Path:
         restore_sb3(model, resumed)
         restore_rng_state(resumed.config["rng"], resumed.path)
     done = model.num_timesteps
-    runs.CsvLog(run_dir / "eval.csv", "steps").keep_until(done)  # forget what a stopped run logged after its checkpoint
-    writer = runs.tensorboard_writer(run_dir, done)
+    run_logs.CsvLog(run_dir / "eval.csv", "steps").keep_until(
+        done
+    )  # forget what a stopped run logged after its checkpoint
+    writer = run_logs.tensorboard_writer(run_dir, done)
     model.set_logger(Logger(str(run_dir), [TensorBoardFormat(writer)]))
     rollout = args.n_envs * args.n_steps
     total = max(-(-args.total_timesteps // rollout) * rollout, done)  # SB3 finishes the rollout it is in
-    progress = runs.Progress(TRAINER_NAME, total, done, "move", runs.Clock(trainer["elapsed"]), args.progress)
+    progress = run_logs.Progress(TRAINER_NAME, total, done, "move", run_logs.Clock(trainer["elapsed"]), args.progress)
     callback = SelfPlay(args, pool, run_dir, trainer, progress)
     try:
         if args.teacher_games and not resumed:
@@ -193,7 +195,7 @@ def clone_teacher(model: MaskablePPO, args: Args, run_dir: Path, callback: SelfP
     ppo_teacher.play_games(options, teacher_dir, args.teacher_workers, progress)
     samples = ppo_teacher.read_games(options, teacher_dir)
     progress.note(f"cloning {len(samples['action']):,} teacher moves for {args.teacher_epochs} epochs")
-    log = runs.CsvLog(run_dir / "teacher.csv", "epoch")
+    log = run_logs.CsvLog(run_dir / "teacher.csv", "epoch")
     log.keep_until(0)
     for row in ppo_teacher.clone(model.policy, samples, args.teacher_epochs, args.teacher_learning_rate,
                                  args.batch_size, args.seed):  # fmt: skip

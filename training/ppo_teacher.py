@@ -30,7 +30,7 @@ from agents.checkpoint import atomic_write, load_arrays
 from agents.ppo_policy import MASKED_LOGIT, input_size, observe, relative_legal_mask
 from awale_env.errors import CheckpointError
 from awale_env.games import get_game
-from training import imitation, runs
+from training import imitation, run_logs
 
 TEACHER_DIR = "teacher"
 OPTIONS_FILE = "options.json"
@@ -126,7 +126,7 @@ def check_options(teacher_dir: Path, options: TeacherOptions) -> None:
     atomic_write(path, lambda file: file.write(json.dumps(wanted).encode()))
 
 
-def play_games(options: TeacherOptions, teacher_dir: Path, workers: int, progress: runs.Progress) -> None:
+def play_games(options: TeacherOptions, teacher_dir: Path, workers: int, progress: run_logs.Progress) -> None:
     """Play the chunks of teacher games not yet written, in ``workers`` processes (none: here)."""
     check_options(teacher_dir, options)
     config = options.imitation_config(teacher_dir, workers)

@@ -44,7 +44,7 @@ with script_needs_extra(__name__):
     from agents.rllib import ACTIVATIONS, POLICY_FILE, SHARED_POLICY, ActionMaskingModule, RLlibAgent, save_policy
 from awale_env.games import DEFAULT_GAME, GAMES, get_game
 from awale_env.gym_env import check_options
-from training import arena, runs
+from training import arena, run_logs, runs
 
 TRAINER_NAME = "rllib"
 #: The Algorithm checkpoint of a run (the latest), relative to its directory.
@@ -356,11 +356,11 @@ def train(config: RLlibPPOConfig) -> Path:
     if config.resume:
         algorithm.restore_from_path(str((run_dir / CHECKPOINT_DIR).resolve()))
     done = algorithm.iteration
-    log = runs.CsvLog(run_dir / "metrics.csv", "iteration")
+    log = run_logs.CsvLog(run_dir / "metrics.csv", "iteration")
     log.keep_until(done)  # forget what a stopped run logged after its checkpoint
-    writer = runs.tensorboard_writer(run_dir, done)
-    clock = runs.Clock(elapsed)
-    progress = runs.Progress(TRAINER_NAME, config.iterations, done, "iteration", clock, config.progress)
+    writer = run_logs.tensorboard_writer(run_dir, done)
+    clock = run_logs.Clock(elapsed)
+    progress = run_logs.Progress(TRAINER_NAME, config.iterations, done, "iteration", clock, config.progress)
     healthy = config.env_runners
     try:
         while algorithm.iteration < config.iterations:

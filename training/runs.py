@@ -10,19 +10,18 @@
   them, but only those of the trainer's :attr:`Trainer.resumable` (the run's length, workers, progress display,
   evaluations...); changing any other is refused with a one-line message that lists the ones that may change.
 * ``DIR/tb/`` holds the TensorBoard events (``tensorboard --logdir DIR/tb``, or ``--logdir runs`` for every run);
-  a CSV per run (:class:`CsvLog`) holds its metrics. A resumed run first forgets what the stopped one logged after
-  its last checkpoint, in both.
+  a CSV per run holds its metrics (:mod:`training.run_logs`). A resumed run first forgets what the stopped one logged
+  after its last checkpoint, in both.
 * Every file of a run is written atomically (:func:`agents.checkpoint.atomic_write`): after a kill or a full disk
   it is the old file or the new one, and a resume first removes the temporary files a killed run left.
-* Times are cumulative over resumes (:class:`Clock`). Progress (:class:`Progress`) is a bar on a terminal and plain
-  periodic lines in a log. Ctrl-C stops a trainer's command with one line saying how to resume, exit code 130.
+* Times are cumulative over resumes, and progress is a bar on a terminal and plain periodic lines in a log
+  (:mod:`training.run_logs`). Ctrl-C stops a trainer's command with one line saying how to resume, exit code 130.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
-import csv
 import dataclasses
 import io
 import json
@@ -30,24 +29,20 @@ import math
 import re
 import shlex
 import sys
-import threading
-import time
 import types
 import typing
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import tyro
-from tqdm import tqdm
 
 from agents.checkpoint import atomic_write
 from agents.extras import MissingExtraError
 from agents.registry import format_spec
 
 CONFIG_FILE = "config.json"
-TENSORBOARD_DIR = "tb"
 #: The keys of config.json that say which trainer made the run, and the format of its directory; never an option.
 RUN_KEYS = ("trainer", "run_format")
 #: The format of the run directories this version writes and reads; a higher one was written by a newer version.
@@ -68,8 +63,6 @@ MANGLED_STATE = (
 )  # fmt: skip
 #: Fields of every trainer's configuration that say where the run is and how it starts, not what it is.
 PLACE_FIELDS = ("run_dir", "resume")
-#: Seconds between two plain progress lines in a log.
-LOG_EVERY = 30.0
 
 
 def default_run_dir(trainer: str, game: str) -> str:
@@ -503,195 +496,3 @@ def main(trainer: Trainer, argv: list[str] | None, description: str) -> Any:
     except KeyboardInterrupt:
         print(stopped_message(trainer, run_dir), file=sys.stderr)
         raise SystemExit(130) from None
-
-
-# --- what a run writes as it goes ----------------------------------------------------------------------------------
-
-
-class Clock:
-    """Seconds a run has trained, summed over its sessions: ``saved`` (from its checkpoint) plus this session's."""
-
-    def __init__(self, saved: float = 0.0) -> None:
-        self.saved = float(saved)
-        self.started = time.monotonic()
-
-    def elapsed(self) -> float:
-        return self.saved + time.monotonic() - self.started
-
-
-def format_seconds(seconds: float) -> str:
-    """``H:MM:SS``."""
-    minutes, secs = divmod(int(seconds), 60)
-    return f"{minutes // 60}:{minutes % 60:02d}:{secs:02d}"
-
-
-class CsvLog:
-    """A CSV file of rows appended as a run goes, keyed by a step column (``eval.csv``, ``metrics.csv``)."""
-
-    def __init__(self, path: Path, step_field: str) -> None:
-        self.path = path
-        self.step_field = step_field
-
-    def _read(self) -> tuple[list[str], list[dict[str, str]]]:
-        """The columns and rows of the file; ValueError naming it for one that is not such a CSV file."""
-        if not self.path.exists():
-            return [], []
-        try:
-            with self.path.open(newline="", encoding="utf-8") as file:
-                reader = csv.DictReader(file)
-                fields, rows = list(reader.fieldnames or []), list(reader)
-        except UnicodeDecodeError as error:
-            raise ValueError(f"{self.path} is not a readable CSV log: not UTF-8 text (byte {error.start})") from None
-        except csv.Error as error:
-            raise ValueError(f"{self.path} is not a readable CSV log: {error}") from None
-        if rows and self.step_field not in fields:
-            raise ValueError(f"{self.path} is not a readable CSV log: it lacks its column {self.step_field!r}")
-        return fields, rows
-
-    def _step(self, row: dict[str, str]) -> int:
-        """The step of a row; ValueError naming the file, the column and the value for one that is no integer."""
-        try:
-            return int(row[self.step_field])
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"{self.path}: column {self.step_field!r} must hold integers, got {row[self.step_field]!r}"
-            ) from None
-
-    def _write(self, fields: list[str], rows: Iterable[dict[str, Any]]) -> None:
-        text = io.StringIO(newline="")
-        writer = csv.DictWriter(text, fieldnames=fields, restval="")
-        writer.writeheader()
-        writer.writerows(rows)
-        atomic_write(self.path, lambda file: file.write(text.getvalue().encode()))
-
-    def keep_until(self, step: int) -> None:
-        """Drop the rows logged after ``step`` (a run stopped after its last checkpoint; 0: every row)."""
-        fields, rows = self._read()
-        kept = [row for row in rows if self._step(row) <= step]
-        if len(kept) < len(rows):
-            self._write(fields, kept)
-
-    def append(self, rows: list[dict[str, Any]]) -> None:
-        """Add ``rows``; a column they bring that the file lacks (a resume given other references) is added to it.
-        The file is rewritten atomically (it is small): a kill or a full disk never leaves half a row."""
-        fields, old = self._read()
-        self._write(list(dict.fromkeys([*fields, *(key for row in rows for key in row)])), [*old, *rows])
-
-
-def tensorboard_writer(run_dir: Path, step: int) -> TensorBoardWriter:
-    """A TensorBoard writer into ``run_dir/tb`` that drops the events a stopped run logged after ``step`` (its last
-    checkpoint; 0 for a new run)."""
-    from torch.utils.tensorboard import SummaryWriter  # torch: only when a trainer runs
-
-    folder = run_dir / TENSORBOARD_DIR
-    quiet_writer_threads()
-    return TensorBoardWriter(SummaryWriter(str(folder), purge_step=step + 1), folder)
-
-
-class TensorBoardWriter:
-    """A SummaryWriter whose write errors (a full disk) name its folder, so that the trainer's one line says which
-    files could not be written; every other attribute is the writer's."""
-
-    def __init__(self, writer: Any, folder: Path) -> None:
-        self._writer = writer
-        self._folder = folder
-
-    def __getattr__(self, name: str) -> Any:
-        attribute = getattr(self._writer, name)
-        if not callable(attribute):
-            return attribute
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return attribute(*args, **kwargs)
-            except OSError as error:
-                raise OSError(error.errno, error.strerror or str(error), f"{self._folder} (TensorBoard)") from None
-
-        return call
-
-
-#: The class of TensorBoard's background writing thread (tensorboard.summary.writer.event_file_writer).
-WRITER_THREAD = "_AsyncWriterThread"
-
-
-def quiet_writer_threads() -> None:
-    """TensorBoard writes events in a thread of its own: a write that fails there (a full disk) would print the
-    thread's traceback, although the writer raises the same error at its next call, where :class:`TensorBoardWriter`
-    names the folder and the trainer says it in one line. Keep those tracebacks quiet; any other thread's error
-    reaches the hook it had."""
-    previous = threading.excepthook
-    if getattr(previous, "quiets_writer_threads", False):
-        return
-
-    def hook(args: threading.ExceptHookArgs) -> None:
-        if type(args.thread).__name__ == WRITER_THREAD and issubclass(args.exc_type, OSError):
-            return
-        previous(args)
-
-    hook.quiets_writer_threads = True  # type: ignore[attr-defined]
-    threading.excepthook = hook
-
-
-class Progress:
-    """A run's progress on ``stream`` (stderr): a tqdm bar on a terminal; anywhere else (a log file, a pipe) a plain
-    line at most every ``every`` seconds and at every :meth:`status`, never a carriage return. Nothing when
-    ``enabled`` is false."""
-
-    def __init__(
-        self,
-        label: str,
-        total: int,
-        done: int,
-        unit: str,
-        clock: Clock,
-        enabled: bool = True,
-        every: float = LOG_EVERY,
-        stream: IO[str] | None = None,
-    ) -> None:
-        self.stream = stream or sys.stderr
-        self.label, self.total, self.done, self.unit, self.clock, self.every = label, total, done, unit, clock, every
-        self.text = ""
-        self.last_line = time.monotonic()
-        terminal = enabled and self.stream.isatty()
-        self.plain = enabled and not terminal
-        self.bar = None
-        if terminal:
-            self.bar = tqdm(total=total, initial=done, unit=unit, desc=label, smoothing=0.05, file=self.stream)
-
-    def update(self, count: int, status: str | None = None) -> None:
-        """``count`` more units done, and the run's latest news (``status``, see :meth:`status`) if any."""
-        self.done += count
-        if status is not None:
-            self.text = status
-        if self.bar is not None:
-            if status is not None:
-                self.bar.set_postfix_str(status, refresh=False)
-            self.bar.update(count)
-        elif self.plain and time.monotonic() - self.last_line >= self.every:
-            self._line()
-
-    def status(self, text: str) -> None:
-        """The latest news of the run (an evaluation, a generation's figures), shown until the next."""
-        self.text = text
-        if self.bar is not None:
-            self.bar.set_postfix_str(text)
-        elif self.plain:
-            self._line()
-
-    def note(self, text: str) -> None:
-        """A message that does not replace the status (a skipped evaluation)."""
-        if self.bar is not None:
-            self.bar.write(text, file=self.stream)
-        elif self.plain:
-            print(text, file=self.stream, flush=True)
-
-    def _line(self) -> None:
-        share = f" ({self.done / self.total:.0%})" if self.total else ""
-        head = f"{self.label}: {self.done:,}/{self.total:,} {self.unit}s{share}, {format_seconds(self.clock.elapsed())}"
-        print(head + (f"; {self.text}" if self.text else ""), file=self.stream, flush=True)
-        self.last_line = time.monotonic()
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-            self.bar = None

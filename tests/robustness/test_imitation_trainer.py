@@ -20,14 +20,14 @@ from test_imitation import small_config  # noqa: E402
 
 from awale_env.errors import CheckpointError  # noqa: E402
 from awale_env.games import get_game  # noqa: E402
-from training import imitation  # noqa: E402
+from training import imitation, run_logs  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory):
     """A run directory holding the two chunks of four teacher games, and its configuration."""
     config = small_config(tmp_path_factory.mktemp("imitation"))
-    progress = imitation.runs.Progress("", 2, 0, "chunk", imitation.runs.Clock(), False)
+    progress = run_logs.Progress("", 2, 0, "chunk", run_logs.Clock(), False)
     imitation.play_chunks(config, [0, 1], progress)
     return config
 

@@ -20,7 +20,7 @@ pytest.importorskip("sb3_contrib")
 from agents.checkpoint import atomic_write  # noqa: E402
 from agents.ppo_checkpoint import read_training_checkpoint  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
-from training import alphazero, imitation, ppo_checkpoints, ppo_selfplay, runs  # noqa: E402
+from training import alphazero, imitation, ppo_checkpoints, ppo_selfplay, run_logs, runs  # noqa: E402
 
 MAINS = {"alphazero": alphazero.main, "imitation": imitation.main, "ppo": ppo_selfplay.main}
 HUGE = "1000000000000000000000"
@@ -129,7 +129,7 @@ def test_a_deep_json_in_a_ppo_checkpoint_is_one_line(tmp_path):
 
 
 def test_a_csv_log_that_is_damaged_names_the_file_and_the_column(tmp_path):
-    log = runs.CsvLog(tmp_path / "metrics.csv", "epoch")
+    log = run_logs.CsvLog(tmp_path / "metrics.csv", "epoch")
     log.path.write_bytes(b"epoch,loss\n1,0.5\n\xe2\x28,0.4\n")
     with pytest.raises(ValueError, match=rf"^{log.path} is not a readable CSV log: not UTF-8 text \(byte 17\)$"):
         log.keep_until(1)
@@ -161,7 +161,7 @@ def test_tensorboard_events_on_a_full_disk_are_one_error_naming_the_folder(tmp_p
     """TensorBoard writes in a thread of its own: a full disk there printed that thread's traceback and the trainer's
     line did not say which files failed."""
     resource = pytest.importorskip("resource")
-    writer = runs.tensorboard_writer(tmp_path, 0)
+    writer = run_logs.tensorboard_writer(tmp_path, 0)
     writer.add_scalar("eval/win_rate", 0.5, 1)
     writer.flush()
     written = sum(path.stat().st_size for path in (tmp_path / "tb").iterdir())
