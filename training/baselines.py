@@ -45,6 +45,7 @@ from agents.extras import MissingExtraError  # noqa: E402
 from agents.ppo_checkpoint import open_checkpoint, read_config  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
 from training import arena  # noqa: E402
+from training.rllib_files import TRAINER_FILE, kept_checkpoints  # noqa: E402
 
 ANCHORS = ("random", "greedy", "alphabeta:depth=2", "alphabeta:depth=4", "alphabeta:depth=6")
 OUT_DIR = "benchmarks/results/baselines"
@@ -56,10 +57,6 @@ ELO_SCALE = 400.0 / math.log(10.0)
 Z_95 = 1.959964
 PPO_CHECKPOINT = re.compile(r"step_(\d+)\.zip")
 ALPHAZERO_SNAPSHOT = re.compile(r"gen_(\d+)\.pt")
-#: A checkpoint kept by ``awale train rllib --keep-checkpoints N`` (training.rllib_ppo.KEPT_CHECKPOINT; that module
-#: needs Ray).
-RLLIB_CHECKPOINT = re.compile(r"iter_(\d+)")
-RLLIB_TRAINER_FILE = "trainer.json"
 
 
 @dataclass
@@ -135,10 +132,8 @@ def rllib_checkpoints(run_dir: Path) -> list[Checkpoint]:
     """The ``checkpoints/iter_*/`` of an RLlib run (its policy and trainer file), with the iteration and training
     time their ``trainer.json`` records; played by the ``rllib`` agent (which needs Ray)."""
     found = []
-    for path in (run_dir / "checkpoints").glob("iter_*"):
-        if not RLLIB_CHECKPOINT.fullmatch(path.name) or not path.is_dir():
-            continue
-        trainer_file = path / RLLIB_TRAINER_FILE
+    for path in kept_checkpoints(run_dir).values():
+        trainer_file = path / TRAINER_FILE
         try:
             trainer = json.loads(trainer_file.read_text())
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -148,7 +143,7 @@ def rllib_checkpoints(run_dir: Path) -> list[Checkpoint]:
         if type(iteration) is not int or isinstance(elapsed, bool) or not isinstance(elapsed, (int, float)):
             raise CheckpointError(f"{trainer_file}: lacks the iteration or the training time of the checkpoint")
         found.append(Checkpoint(format_spec("rllib", {"path": str(path)}), iteration, "iterations", float(elapsed)))
-    return sorted(found, key=lambda checkpoint: checkpoint.step)
+    return found
 
 
 def metrics_times(run_dir: Path, field: str) -> dict[int, float]:

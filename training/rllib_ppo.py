@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,17 +44,12 @@ with script_needs_extra(__name__):
 from awale_env.games import DEFAULT_GAME, GAMES, get_game
 from awale_env.gym_env import check_options
 from training import arena, run_logs, runs
+from training.rllib_files import KEPT_DIR, TRAINER_FILE, kept_checkpoints
 
 TRAINER_NAME = "rllib"
 #: The Algorithm checkpoint of a run (the latest), relative to its directory.
 CHECKPOINT_DIR = "checkpoint"
-#: Written last into a checkpoint: what the trainer adds to RLlib's state (its clock); a checkpoint without it is
-#: incomplete.
-TRAINER_FILE = "trainer.json"
 CHECKPOINT = f"{CHECKPOINT_DIR}/{TRAINER_FILE}"
-#: Where ``--keep-checkpoints`` keeps the policy and trainer file of past checkpoints: ``iter_<iteration>/``.
-KEPT_DIR = "checkpoints"
-KEPT_CHECKPOINT = re.compile(r"iter_(\d+)")
 #: The options a resume may change: the run's length, its evaluations and checkpoints, and where it runs.
 RESUMABLE = ("iterations", "eval_every", "eval_games", "eval_opponents", "checkpoint_every", "keep_checkpoints",
              "address", "runtime_env", "progress")  # fmt: skip
@@ -305,16 +299,6 @@ def save_checkpoint(algorithm: Any, run_dir: Path, elapsed: float, keep: int = 0
     shutil.rmtree(old, ignore_errors=True)
     if keep:
         keep_checkpoint(final, run_dir, algorithm.iteration, keep)
-
-
-def kept_checkpoints(run_dir: Path) -> dict[int, Path]:
-    """The kept checkpoints of a run, ``{iteration: run_dir/checkpoints/iter_<iteration>}`` in training order."""
-    found = {}
-    for path in (run_dir / KEPT_DIR).glob("iter_*"):
-        match = KEPT_CHECKPOINT.fullmatch(path.name)
-        if match and path.is_dir():
-            found[int(match.group(1))] = path
-    return dict(sorted(found.items()))
 
 
 def keep_checkpoint(checkpoint: Path, run_dir: Path, iteration: int, keep: int) -> None:

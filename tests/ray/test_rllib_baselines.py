@@ -15,7 +15,8 @@ import agents  # noqa: E402
 from awale_env.games import DEFAULT_GAME, get_game  # noqa: E402
 from training import baselines  # noqa: E402
 from training.arena import play_game  # noqa: E402
-from training.rllib_ppo import RLlibPPOConfig, kept_checkpoints, train  # noqa: E402
+from training.rllib_files import kept_checkpoints  # noqa: E402
+from training.rllib_ppo import RLlibPPOConfig, train  # noqa: E402
 
 TINY = dict(
     env_runners=0,
