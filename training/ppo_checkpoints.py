@@ -174,17 +174,12 @@ def initial_checkpoint(args: Args) -> TrainingCheckpoint:
     if args.init_from == "pretrained" and not path.is_file():
         raise ValueError(f"--init-from pretrained: no PPO policy is shipped for {args.game}; give a checkpoint's path")
     source = read_training_checkpoint(path)
-    mine = dataclasses.asdict(args)
+    mine = {name: runs.plain(getattr(args, name)) for name in ("game", "features", *NETWORK_OPTIONS)}
     differ = [
-        f"--{name.replace('_', '-')} {source.args.get(name)} (this run: {list_or_value(mine[name])})"
-        for name in ("game", "features", *NETWORK_OPTIONS)
-        if list_or_value(source.args.get(name)) != list_or_value(mine[name])
+        f"{runs.option(name)} {source.args.get(name)} (this run: {value})"
+        for name, value in mine.items()
+        if source.args.get(name) != value
     ]
     if differ:
         raise ValueError(f"--init-from {path} is a network of another shape: it has {'; '.join(differ)}")
     return source
-
-
-def list_or_value(value: Any) -> Any:
-    """Options compared across JSON: a tuple and the list it was saved as are the same option."""
-    return list(value) if isinstance(value, (list, tuple)) else value

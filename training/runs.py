@@ -102,7 +102,7 @@ def tag(text: str) -> str:
 # --- configuration -------------------------------------------------------------------------------------------------
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """``value`` as it reads back from JSON (tuples become lists)."""
     return json.loads(json.dumps(value))
 
@@ -371,7 +371,7 @@ def check_resume(trainer: Trainer, config: Any, saved: dict[str, Any]) -> None:
     for name, value in saved.items():
         if name in PLACE_FIELDS or name in trainer.resumable or not hasattr(config, name):
             continue
-        now = _plain(getattr(config, name))
+        now = plain(getattr(config, name))
         if now != value:
             raise ValueError(
                 f"{option(name)} cannot change when resuming (the run in {config.run_dir} has {value!r}, got {now!r}); "
