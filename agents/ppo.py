@@ -1,7 +1,8 @@
-"""The PPO agent: a policy trained by :mod:`training.ppo_selfplay`, played from its checkpoint with numpy alone.
+"""The PPO agent: a policy trained by :mod:`training.ppo_selfplay`, played from its checkpoint.
 
-The policy network and its features are :mod:`agents.ppo_policy`, the checkpoint file :mod:`agents.ppo_checkpoint`;
-playing needs neither torch nor SB3. Your own SB3 code loads, evaluates and fine-tunes a policy with :func:`sb3_model`
+The policy networks and their features are :mod:`agents.ppo_policy` (the MLP, played with numpy alone: neither torch
+nor SB3) and :mod:`agents.ppo_ring` (the AlphaZero agent's network, which needs torch), the checkpoint file
+:mod:`agents.ppo_checkpoint`. Your own SB3 code loads, evaluates and fine-tunes a policy with :func:`sb3_model`
 on :func:`sb3_env` (:mod:`agents.ppo_sb3`, importable from here too, as the docs show).
 """
 
@@ -13,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from agents.base import check_seed, game_refusal
-from agents.ppo_checkpoint import open_checkpoint, read_config, read_tensor_member
-from agents.ppo_policy import PolicyNet
+from agents.ppo_checkpoint import open_checkpoint, policy_from_npz, read_config, read_tensor_member
+from agents.ppo_policy import Policy
 from agents.ppo_sb3 import LearnerView as LearnerView  # the public SB3 API documented at this path (docs/ppo.md)
 from agents.ppo_sb3 import sb3_env as sb3_env
 from agents.ppo_sb3 import sb3_model as sb3_model
@@ -67,11 +68,12 @@ class PPOAgent:
         with open_checkpoint(source) as archive:
             self.config = read_config(archive)
             data = read_tensor_member(archive, "policy.npz", str(source), self.config)
-            self.net = PolicyNet.from_npz(data, f"{source}: policy.npz")
+            self.net = policy_from_npz(data, f"{source}: policy.npz")
+        self.net.set_up_play()
         self.path: Path | None = source
 
     @classmethod
-    def from_net(cls, net: PolicyNet, name: str = "ppo", deterministic: bool = True, seed: int | None = None):
+    def from_net(cls, net: Policy, name: str = "ppo", deterministic: bool = True, seed: int | None = None):
         """An agent playing a policy held in memory (the learner during training), with no checkpoint file."""
         agent = cls.__new__(cls)
         agent.config, agent.net, agent.path, agent.name, agent.pretrained = {}, net, None, name, False

@@ -4,8 +4,9 @@ A checkpoint is one zip file (``CHECKPOINT_FORMAT``) holding the run's configura
 weights as plain arrays (``policy.npz``), the Stable-Baselines3 policy's and optimizer's tensors (``policy.pth``,
 ``policy.optimizer.pth``, to go on training) and the opponent pool (``pool/``). Nothing in it is a pickle of Python
 objects: every file is read without running code from it (:mod:`agents.checkpoint`). The agent reads only
-``config.json`` and ``policy.npz`` (:func:`open_checkpoint`, :func:`read_config`, :func:`read_tensor_member`), so
-playing needs neither torch nor SB3; training reads everything (:func:`read_training_checkpoint`).
+``config.json`` and ``policy.npz`` (:func:`open_checkpoint`, :func:`read_config`, :func:`read_tensor_member`,
+:func:`policy_from_npz`), so playing needs no SB3 (and the default MLP no torch); training reads everything
+(:func:`read_training_checkpoint`).
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from agents.checkpoint import load_tensors, open_zip, read_member
-from agents.ppo_policy import PolicyNet, input_size
+from agents.checkpoint import load_arrays, load_tensors, open_zip, read_member
+from agents.ppo_policy import Policy, PolicyNet, input_size
 from awale_env.errors import CheckpointError
 from awale_env.games import get_game
 
@@ -40,8 +41,28 @@ SB3_OPTIONS = ("learning_rate", "anneal_lr", "n_steps", "batch_size", "n_epochs"
                "ent_coef", "vf_coef", "max_grad_norm", "net_arch", "activation")  # fmt: skip
 #: ... and all those its model and envs are built from.
 MODEL_ARGS = ("game", "features", "max_plies", "n_envs", *SB3_OPTIONS)
-#: Of those, the ones that shape the network: a checkpoint's tensors fit only its own.
-NETWORK_OPTIONS = ("net_arch", "activation")
+#: Of those, the ones that shape the network: a checkpoint's tensors fit only its own ...
+NETWORK_OPTIONS = ("network", "ring_channels", "ring_blocks", "net_arch", "activation")
+#: ... with the values of checkpoints written before ``--network`` existed (an MLP).
+NETWORK_DEFAULTS = {"network": "mlp", "ring_channels": 64, "ring_blocks": 4}
+
+
+def network_options(args: dict[str, Any]) -> dict[str, Any]:
+    """The options of a run (a checkpoint's ``args``) with :data:`NETWORK_DEFAULTS` for those it predates."""
+    return {**NETWORK_DEFAULTS, **args}
+
+
+def policy_from_npz(data: bytes, source: str) -> Policy:
+    """The policy of a ``policy.npz`` member (or a pool snapshot): an MLP (:class:`PolicyNet`), or a ring network's
+    (:class:`agents.ppo_ring.RingPolicyNet`, with a ``kind`` array); CheckpointError naming ``source`` otherwise."""
+    arrays = load_arrays(data, source)
+    if "kind" not in arrays:
+        return PolicyNet.from_arrays(arrays, source)
+    if str(arrays["kind"]) != "ring":
+        raise CheckpointError(f"{source}: policy kind {str(arrays['kind'])!r} is not one of this toolkit (ring)")
+    from agents.ppo_ring import RingPolicyNet  # torch, only for the policies that need it
+
+    return RingPolicyNet.from_arrays(arrays, source)
 
 
 class MissingCheckpointError(CheckpointError, FileNotFoundError):
@@ -103,13 +124,20 @@ def member_caps(config: dict[str, Any]) -> dict[str, tuple[int, str]]:
     (actor and critic), ``policy.optimizer.pth`` twice those (Adam's moments). Empty when the config declares no
     readable policy (the loaders then name what is wrong)."""
     try:
-        args = config["args"]
+        args = network_options(config["args"])
         game = get_game(args["game"])
-        sizes = [input_size(game, args["features"]), *(int(width) for width in args["net_arch"]), game.num_actions]
+        if args["network"] == "ring":
+            from agents.ppo_ring import parameter_count, ring_config
+
+            weights = 4 * parameter_count(ring_config(args))
+            shape = f"ring {args['ring_channels']} channels x {args['ring_blocks']} blocks"
+        else:
+            sizes = [input_size(game, args["features"]), *(int(width) for width in args["net_arch"]), game.num_actions]
+            weights = 4 * sum((inputs + 1) * outputs for inputs, outputs in zip(sizes, sizes[1:]))
+            shape = f"net_arch {sizes[1:-1]}"
     except (KeyError, TypeError, ValueError):
         return {}
-    weights = 4 * sum((inputs + 1) * outputs for inputs, outputs in zip(sizes, sizes[1:]))
-    holder = f"the policy config.json declares ({game.name}, {args['features']}, net_arch {sizes[1:-1]})"
+    holder = f"the policy config.json declares ({game.name}, {args['features']}, {shape})"
     return {
         "npz": (weights + NPZ_SLACK, f"an array file of {holder}"),
         "policy.pth": (2 * weights + TORCH_SLACK, f"the SB3 tensors of {holder}"),
@@ -128,7 +156,7 @@ def read_tensor_member(archive: zipfile.ZipFile, name: str, source: str, config:
 # --- training from a checkpoint: its tensors and pool, read without unpickling ---------------------------------------
 
 
-def pool_members(snapshots: list[tuple[int, PolicyNet]]) -> dict[str, bytes]:
+def pool_members(snapshots: list[tuple[int, Policy]]) -> dict[str, bytes]:
     """The checkpoint members of an opponent pool's snapshots ((learner moves when taken, policy), oldest first):
     ``pool/index.json`` (the moves) and one ``pool/<i>.npz`` per snapshot."""
     members = {f"pool/{i}.npz": net.to_npz() for i, (_, net) in enumerate(snapshots)}
@@ -148,7 +176,7 @@ class TrainingCheckpoint:
     policy: dict[str, Any]
     optimizer: dict[str, Any]
     #: The opponent pool: (learner moves when taken, policy), oldest first.
-    pool: list[tuple[int, PolicyNet]]
+    pool: list[tuple[int, Policy]]
 
     @property
     def args(self) -> dict[str, Any]:
@@ -198,7 +226,7 @@ def read_training_checkpoint(path: str | Path) -> TrainingCheckpoint:
         try:
             steps = json.loads(read_member(archive, "pool/index.json", str(path)))
             pool = [
-                (int(step), PolicyNet.from_npz(member(f"pool/{i}.npz"), f"{path}: pool/{i}.npz"))
+                (int(step), policy_from_npz(member(f"pool/{i}.npz"), f"{path}: pool/{i}.npz"))
                 for i, step in enumerate(steps)
             ]
         except CheckpointError:

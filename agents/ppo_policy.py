@@ -1,11 +1,12 @@
-"""The network of a PPO policy and what it sees, played with numpy alone (neither torch nor SB3).
+"""The networks of a PPO policy and what they see; the default one plays with numpy alone (neither torch nor SB3).
 
-:class:`PolicyNet` is the actor of an SB3 ``MlpPolicy`` as numpy arrays (a checkpoint's ``policy.npz``, the pool's
-snapshots). A policy plays one game of the toolkit (``game`` in its weights file; files without one are the default
-game's). The network sees the board from the mover's side (the State's ``observation_tensor``), by default followed
-by one-move lookahead features (:func:`tactics`, for any game with compiled search kernels), and picks an action in
-the mover's own numbering (relative: :meth:`awale_env.games.Game.action_shift`), which is what makes one network play
-both seats.
+:class:`Policy` is what every policy does with its logits (play a move); :class:`PolicyNet`, the default network, is the
+actor of an SB3 ``MlpPolicy`` as numpy arrays (a checkpoint's ``policy.npz``, the pool's snapshots); the other,
+:class:`agents.ppo_ring.RingPolicyNet` (``--network ring``), is the AlphaZero network's and plays through torch. A
+policy plays one game of the toolkit (``game`` in its weights file; files without one are the default game's). The
+network sees the board from the mover's side (the State's ``observation_tensor``), by default followed by one-move
+lookahead features (:func:`tactics`, for any game with compiled search kernels), and picks an action in the mover's own
+numbering (relative: :meth:`awale_env.games.Game.action_shift`), which is what makes one network play both seats.
 """
 
 from __future__ import annotations
@@ -121,7 +122,43 @@ def observe(state: Any, player: int, features: str) -> np.ndarray:
     return out
 
 
-class PolicyNet:
+class Policy:
+    """What every PPO policy does with its network's logits (relative actions, from the mover's side): play a State's
+    move, greedily or sampled. A policy has a ``game``, the ``features`` it sees, :meth:`logits` and :meth:`to_npz`
+    (its file member: :func:`agents.ppo_checkpoint.policy_from_npz` reads it back)."""
+
+    game: Game
+    features: str
+
+    def logits(self, observations: np.ndarray) -> np.ndarray:
+        """Action logits (relative actions) for a batch of inputs, shape (n, input size) -> (n, num_actions)."""
+        raise NotImplementedError
+
+    def to_npz(self) -> bytes:
+        raise NotImplementedError
+
+    def set_up_play(self) -> None:
+        """Set this process up to play the policy one move at a time (the agent calls it): nothing for numpy."""
+
+    def relative_action(self, observation: np.ndarray, relative_mask: np.ndarray, rng: np.random.Generator | None):
+        """The greedy relative action (``rng`` None) or one sampled from the masked softmax."""
+        logits = np.where(relative_mask, self.logits(observation[None])[0], MASKED_LOGIT)
+        if rng is None:
+            return int(np.argmax(logits))
+        p = np.exp(logits - logits.max())
+        return int(rng.choice(self.game.num_actions, p=p / p.sum()))
+
+    def act(self, state: Any, rng: np.random.Generator | None = None) -> int:
+        """The action of the player to move in ``state`` (a State of this policy's game)."""
+        if game_of(state) is not self.game:
+            raise ValueError(f"this policy plays {self.game.name}, not {game_of(state).name}")
+        player = state.to_move
+        observation = observe(state, player, self.features)
+        relative = self.relative_action(observation, relative_legal_mask(state), rng)
+        return (relative + self.game.action_shift(player)) % self.game.num_actions
+
+
+class PolicyNet(Policy):
     """The actor of an SB3 ``MlpPolicy`` as numpy arrays: hidden layers, then the action layer (logits).
 
     Small enough that one numpy forward pass per move beats a torch call, for the arena and for frozen opponents.
@@ -169,23 +206,6 @@ class PolicyNet:
             x = act(x @ w + b)
         return x @ self.weights[-1] + self.biases[-1]
 
-    def relative_action(self, observation: np.ndarray, relative_mask: np.ndarray, rng: np.random.Generator | None):
-        """The greedy relative action (``rng`` None) or one sampled from the masked softmax."""
-        logits = np.where(relative_mask, self.logits(observation[None])[0], MASKED_LOGIT)
-        if rng is None:
-            return int(np.argmax(logits))
-        p = np.exp(logits - logits.max())
-        return int(rng.choice(self.game.num_actions, p=p / p.sum()))
-
-    def act(self, state: Any, rng: np.random.Generator | None = None) -> int:
-        """The action of the player to move in ``state`` (a State of this policy's game)."""
-        if game_of(state) is not self.game:
-            raise ValueError(f"this policy plays {self.game.name}, not {game_of(state).name}")
-        player = state.to_move
-        observation = observe(state, player, self.features)
-        relative = self.relative_action(observation, relative_legal_mask(state), rng)
-        return (relative + self.game.action_shift(player)) % self.game.num_actions
-
     def to_npz(self) -> bytes:
         buffer = io.BytesIO()
         arrays = {f"w{i}": w for i, w in enumerate(self.weights)} | {f"b{i}": b for i, b in enumerate(self.biases)}
@@ -197,7 +217,11 @@ class PolicyNet:
     def from_npz(cls, data: bytes, source: str = "policy.npz") -> PolicyNet:
         """The policy of :meth:`to_npz` (files written before other games existed are the default game's);
         CheckpointError naming ``source`` for anything else."""
-        arrays = load_arrays(data, source)
+        return cls.from_arrays(load_arrays(data, source), source)
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], source: str) -> PolicyNet:
+        """The policy of :meth:`to_npz`'s arrays, read and checked."""
         n = sum(1 for key in arrays if key.startswith("w"))
         layers = [f"{kind}{i}" for i in range(max(n, 1)) for kind in "wb"]
         allowed = "w0, b0, w1, b1, ... (one pair per layer), activation, features and game"

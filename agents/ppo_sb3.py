@@ -17,8 +17,14 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from agents.ppo_checkpoint import NETWORK_OPTIONS, SB3_OPTIONS, TrainingCheckpoint, read_training_checkpoint
-from agents.ppo_policy import SEED_UNIT, default_features, input_size, observe
+from agents.ppo_checkpoint import (
+    NETWORK_OPTIONS,
+    SB3_OPTIONS,
+    TrainingCheckpoint,
+    network_options,
+    read_training_checkpoint,
+)
+from agents.ppo_policy import SEED_UNIT, Policy, PolicyNet, default_features, input_size, observe
 from awale_env.errors import CheckpointError
 from awale_env.games import DEFAULT_GAME, Game, get_game
 from awale_env.games.base import GAME_DEFAULT
@@ -105,9 +111,19 @@ def new_sb3_model(options: dict[str, Any], env: Any, seed: int | None = None, de
     import torch
     from sb3_contrib import MaskablePPO
 
+    options = network_options(options)
     rate = options["learning_rate"]
+    if options["network"] == "ring":
+        from agents.ppo_ring import ring_config
+        from agents.ppo_ring_sb3 import RingActorCriticPolicy
+
+        policy, policy_kwargs = RingActorCriticPolicy, {"network": ring_config(options).to_dict()}
+    else:
+        activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[options["activation"]]
+        arch = {"pi": list(options["net_arch"]), "vf": list(options["net_arch"])}
+        policy, policy_kwargs = "MlpPolicy", {"net_arch": arch, "activation_fn": activation}
     return MaskablePPO(
-        "MlpPolicy",
+        policy,
         env,
         learning_rate=(lambda progress: progress * rate) if options["anneal_lr"] else rate,
         n_steps=options["n_steps"],
@@ -120,13 +136,21 @@ def new_sb3_model(options: dict[str, Any], env: Any, seed: int | None = None, de
         vf_coef=options["vf_coef"],
         max_grad_norm=options["max_grad_norm"],
         target_kl=options.get("target_kl"),
-        policy_kwargs={
-            "net_arch": {"pi": list(options["net_arch"]), "vf": list(options["net_arch"])},
-            "activation_fn": {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[options["activation"]],
-        },
+        policy_kwargs=policy_kwargs,
         seed=seed,
         device=device,
     )
+
+
+def policy_of(policy: Any, options: dict[str, Any]) -> Policy:
+    """The policy that plays (:mod:`agents.ppo_policy`) of a MaskablePPO's ``policy`` built from a run's
+    ``options`` by :func:`new_sb3_model`: a copy of its weights, which later training does not change."""
+    options = network_options(options)
+    if options["network"] == "ring":
+        from agents.ppo_ring import RingPolicyNet
+
+        return RingPolicyNet.from_sb3(policy)
+    return PolicyNet.from_sb3(policy, options["activation"], options["features"], options["game"])
 
 
 def sb3_members(model: Any) -> dict[str, bytes]:

@@ -21,6 +21,9 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 
+import agents
+from agents.alphazero import agent as alphazero_agent
+from agents.alphazero.network import RingNet, load_network
 from agents.checkpoint import atomic_write
 from agents.ppo import pretrained_path
 from agents.ppo_checkpoint import (
@@ -29,13 +32,14 @@ from agents.ppo_checkpoint import (
     PLAY_MEMBERS,
     TRAINING_MEMBERS,
     TrainingCheckpoint,
+    network_options,
     open_checkpoint,
     pool_members,
     read_config,
     read_training_checkpoint,
 )
-from agents.ppo_policy import PolicyNet
-from agents.ppo_sb3 import sb3_members
+from agents.ppo_ring import ring_config
+from agents.ppo_sb3 import policy_of, sb3_members
 from awale_env.errors import CheckpointError
 from training import runs
 from training.ppo_config import Args
@@ -82,7 +86,7 @@ def write_checkpoint(path: Path, model: MaskablePPO, args: Args, pool: OpponentP
     }
     members = {
         "config.json": json.dumps(config, indent=1).encode(),
-        "policy.npz": PolicyNet.from_sb3(model.policy, args.activation, args.features, args.game).to_npz(),
+        "policy.npz": policy_of(model.policy, dataclasses.asdict(args)).to_npz(),
         **sb3_members(model),
         **pool_members(pool.snapshots),
     }
@@ -175,11 +179,43 @@ def initial_checkpoint(args: Args) -> TrainingCheckpoint:
         raise ValueError(f"--init-from pretrained: no PPO policy is shipped for {args.game}; give a checkpoint's path")
     source = read_training_checkpoint(path)
     mine = {name: runs.plain(getattr(args, name)) for name in ("game", "features", *NETWORK_OPTIONS)}
+    theirs = network_options(source.args)
     differ = [
-        f"{runs.option(name)} {source.args.get(name)} (this run: {value})"
+        f"{runs.option(name)} {theirs.get(name)} (this run: {value})"
         for name, value in mine.items()
-        if source.args.get(name) != value
+        if theirs.get(name) != value
     ]
     if differ:
         raise ValueError(f"--init-from {path} is a network of another shape: it has {'; '.join(differ)}")
     return source
+
+
+def from_alphazero(init_from: str | None) -> bool:
+    """Whether ``--init-from`` names an AlphaZero network (``alphazero:...``) rather than a PPO checkpoint."""
+    return init_from is not None and init_from.strip().lower().startswith("alphazero:")
+
+
+def initial_alphazero(args: Args) -> RingNet:
+    """The AlphaZero network ``--init-from alphazero:pretrained`` or ``alphazero:path=FILE.pt`` names, read and
+    checked against the run's ring network (``args`` resolved): ValueError (CheckpointError for a bad file) saying
+    what differs."""
+    name, options = agents.parse_spec(args.init_from)
+    path = options.get("path")
+    named = (path is None) != (not options.get("pretrained"))  # exactly one of the two
+    if name != "alphazero" or set(options) - {"path", "pretrained"} or not named:
+        raise ValueError(
+            f"--init-from {args.init_from}: an AlphaZero network is named alphazero:pretrained (the one shipped for "
+            "--game) or alphazero:path=FILE.pt"
+        )
+    file = alphazero_agent.pretrained_path(args.game) if path is None else Path(str(path))
+    if path is None and not file.is_file():
+        raise ValueError(f"--init-from {args.init_from}: no AlphaZero network is shipped for {args.game}")
+    net = load_network(file, args.game)
+    wanted = ring_config(dataclasses.asdict(args))
+    if net.config != wanted:
+        raise ValueError(
+            f"--init-from {args.init_from} is a network of {net.config.channels} channels x {net.config.blocks} blocks "
+            f"(value head {net.config.value_hidden}); this run's: --ring-channels {wanted.channels} --ring-blocks "
+            f"{wanted.blocks} (value head {wanted.value_hidden})"
+        )
+    return net

@@ -12,6 +12,7 @@ import tyro
 
 import agents
 from agents.alphabeta import MAX_DEPTH
+from agents.alphazero.network import NETWORK_LIMITS
 from agents.ppo_policy import ACTIVATIONS, default_features, input_size
 from awale_env.games import DEFAULT_GAME, GAMES, get_game
 from training import runs
@@ -53,7 +54,10 @@ BOUNDS = {
     "teacher_epochs": (1, 1000),
     "teacher_games_per_chunk": (1, 100_000),
     "teacher_workers": (0, runs.MAX_WORKERS),
+    "ring_channels": (1, NETWORK_LIMITS["channels"]),
+    "ring_blocks": (1, NETWORK_LIMITS["blocks"]),
 }
+NETWORKS = ("mlp", "ring")
 MAX_ROLLOUT = 1 << 20
 MAX_LAYERS = 16
 MAX_WIDTH = 4096
@@ -88,12 +92,19 @@ class Args:
     max_grad_norm: float = 0.5
     target_kl: float | None = None
     """stop an update's epochs early once the approximate KL to the policy before it passes this (SB3's target_kl)"""
+    network: str = "mlp"
+    """mlp (two networks of --net-arch) or ring (the AlphaZero agent's residual network, both heads on one trunk)"""
     net_arch: tuple[int, ...] = (128, 128)
-    """hidden layers of the policy and (separately) of the value network"""
+    """hidden layers of the policy and (separately) of the value network (--network mlp)"""
     activation: str = "tanh"
-    """tanh or relu"""
+    """tanh or relu (--network mlp)"""
+    ring_channels: int = 64
+    """convolution channels of the ring network (--network ring)"""
+    ring_blocks: int = 4
+    """residual blocks of the ring network (--network ring)"""
     features: Annotated[str | None, runs.computed_default("tactics where the game has them, else board", "STR")] = None
-    """the network's input: board (the env's observation) or tactics (board + each move's captures and the reply's)"""
+    """the network's input: board (the env's observation) or tactics (board + each move's captures and the reply's;
+    --network mlp only)"""
     max_plies: Annotated[int | None, runs.computed_default("the game's ply limit", "INT")] = None
     """the ply limit of the games"""
     shaping: float = 1.0
@@ -143,8 +154,9 @@ class Args:
     """processes playing the teacher's games"""
     init_from: str | None = None
     """a PPO checkpoint to start from instead of random weights (a run's step_*.zip or last.zip, or pretrained: the
-    policy shipped for --game); its game, features, net-arch and activation must be this run's, the optimizer starts
-    afresh with this run's options"""
+    policy shipped for --game), or with --network ring an AlphaZero network (alphazero:pretrained, the one shipped for
+    --game, or alphazero:path=FILE.pt); its game and network shape must be this run's, the optimizer starts afresh
+    with this run's options"""
 
 
 def resolved(args: Args) -> Args:
@@ -156,7 +168,7 @@ def resolved(args: Args) -> Args:
     args = dataclasses.replace(
         args,
         run_dir=args.run_dir or runs.default_run_dir(TRAINER_NAME, game.name),
-        features=args.features or default_features(game),
+        features=args.features or ("board" if args.network == "ring" else default_features(game)),
         max_plies=game.default_max_plies if args.max_plies is None else args.max_plies,
         eval_opponents=tuple(args.eval_opponents),
         league=tuple(args.league),
@@ -186,6 +198,15 @@ def check_args(args: Args) -> None:
         raise ValueError("--pool-league needs agents in --league (e.g. --league alphabeta:depth=2)")
     if args.init_from is not None and args.teacher_games:
         raise ValueError("--init-from and --teacher-games both choose the starting network: give one of them")
+    if args.network not in NETWORKS:
+        raise ValueError(f"--network must be one of {', '.join(NETWORKS)}, got {args.network!r}")
+    from_alphazero = (args.init_from or "").startswith("alphazero:")
+    if args.network == "ring" and args.features != "board":
+        raise ValueError(f"--network ring sees the board alone: --features board, got {args.features!r}")
+    if args.network == "ring" and args.teacher_games:
+        raise ValueError("--teacher-games clones into the MLP; a ring network starts from --init-from alphazero:...")
+    if from_alphazero and args.network != "ring":
+        raise ValueError(f"--init-from {args.init_from} is an AlphaZero network: it needs --network ring")
     runs.check_types(args)
     runs.check_integers(args, BOUNDS)  # max_plies None: only the rules end a game
     if args.n_envs * args.n_steps > MAX_ROLLOUT:

@@ -44,14 +44,16 @@ from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from agents.ppo_policy import PolicyNet
-from agents.ppo_sb3 import load_networks, new_sb3_model, restore_sb3
+from agents.alphazero.network import RingNet
+from agents.ppo_sb3 import load_networks, new_sb3_model, policy_of, restore_sb3
 from awale_env.errors import CheckpointError
 from training import ppo_teacher, run_logs, runs
 from training.ppo_checkpoints import (
     CHECKPOINT,
     CHECKPOINT_DIR,
     STEP_CHECKPOINTS,
+    from_alphazero,
+    initial_alphazero,
     initial_checkpoint,
     link_last,
     newest_checkpoint,
@@ -96,7 +98,7 @@ class SelfPlay(BaseCallback):
         args, trainer, steps = self.args, self.trainer, self.num_timesteps
         trainer["updates"] += 1
         if trainer["updates"] % args.snapshot_every == 0:
-            self.pool.add(steps, PolicyNet.from_sb3(self.model.policy, args.activation, args.features, args.game))
+            self.pool.add(steps, policy_of(self.model.policy, dataclasses.asdict(args)))
         if final or steps >= trainer["next_eval"]:
             self.evaluate(steps)
             trainer["next_eval"] = (steps // args.eval_every + 1) * args.eval_every
@@ -105,7 +107,7 @@ class SelfPlay(BaseCallback):
             self.checkpoint(steps)
 
     def evaluate(self, steps: int) -> None:
-        net = PolicyNet.from_sb3(self.model.policy, self.args.activation, self.args.features, self.args.game)
+        net = policy_of(self.model.policy, dataclasses.asdict(self.args))
         elapsed = self.progress.clock.elapsed()
         rows = []
         for i, spec in enumerate(self.args.eval_opponents):
@@ -131,7 +133,10 @@ class SelfPlay(BaseCallback):
 
 def train(args: Args) -> Path:
     """Train (or with ``args.resume`` continue) a run; return the path of its final checkpoint."""
-    initial = initial_checkpoint(resolved(args)) if args.init_from is not None and not args.resume else None
+    initial = None
+    if args.init_from is not None and not args.resume:
+        start = initial_alphazero if from_alphazero(args.init_from) else initial_checkpoint
+        initial = start(resolved(args))
     args, run_dir = runs.start(TRAINER, args)
     torch.set_num_threads(args.torch_threads)
     set_random_seed(args.seed)
@@ -166,8 +171,11 @@ def train(args: Args) -> Path:
     try:
         if args.teacher_games and not resumed:
             clone_teacher(model, args, run_dir, callback)
-        if initial is not None:
+        if isinstance(initial, RingNet):
+            model.policy.mlp_extractor.net.load_state_dict(initial.state_dict())
+        elif initial is not None:
             load_networks(model, initial, optimizer=False)
+        if initial is not None:
             first_point(model, args, callback)
         if args.total_timesteps > done:
             model.learn(args.total_timesteps - done, callback=callback, reset_num_timesteps=not args.resume,
@@ -210,7 +218,7 @@ def first_point(model: MaskablePPO, args: Args, callback: SelfPlay) -> None:
     """The starting network (cloned or given) before self-play: evaluate it, add it to the pool and write the
     checkpoint of move 0 (a resume goes on from it)."""
     callback.init_callback(model)
-    callback.pool.add(0, PolicyNet.from_sb3(model.policy, args.activation, args.features, args.game))
+    callback.pool.add(0, policy_of(model.policy, dataclasses.asdict(args)))
     callback.evaluate(0)
     callback.trainer["next_eval"] = args.eval_every
     callback.checkpoint(0)

@@ -1,0 +1,161 @@
+"""``awale train ppo --network ring``: PPO on the AlphaZero agent's network, from random weights or from an AlphaZero
+network (``--init-from alphazero:...``), its file, its play and what it refuses."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import numpy as np
+import pytest
+import torch
+
+pytest.importorskip("sb3_contrib")
+
+import agents  # noqa: E402
+from agents.alphazero.agent import pretrained_path as alphazero_path  # noqa: E402
+from agents.alphazero.network import load_network  # noqa: E402
+from agents.ppo import PPOAgent  # noqa: E402
+from agents.ppo_checkpoint import member_caps, policy_from_npz, read_training_checkpoint  # noqa: E402
+from agents.ppo_ring import RingPolicyNet  # noqa: E402
+from awale_env.errors import CheckpointError  # noqa: E402
+from awale_env.games import get_game  # noqa: E402
+from training.ppo_selfplay import Args, train  # noqa: E402
+
+
+def ring_args(run_dir, **changes) -> Args:
+    base = dict(
+        run_dir=str(run_dir), network="ring", total_timesteps=256, n_envs=2, n_steps=64, batch_size=64, n_epochs=1,
+        learning_rate=1e-3, snapshot_every=1, eval_every=256, eval_games=2, eval_opponents=("random",),
+        checkpoint_every=256, progress=False,
+    )  # fmt: skip
+    return Args(**{**base, **changes})
+
+
+def positions(game: str, count: int = 12, seed: int = 0) -> list:
+    rng, states = np.random.default_rng(seed), []
+    spec = get_game(game)
+    while len(states) < count:
+        state = spec.initial(seed=len(states))
+        for _ in range(int(rng.integers(0, 40))):
+            if state.is_terminal:
+                break
+            state = state.play(int(rng.choice(state.legal_actions())))
+        if not state.is_terminal:
+            states.append(state)
+    return states
+
+
+@pytest.fixture(scope="module")
+def from_alphazero(tmp_path_factory):
+    """A tiny run started from the shipped AlphaZero network, resumed once."""
+    run_dir = tmp_path_factory.mktemp("ring") / "run"
+    train(ring_args(run_dir, init_from="alphazero:pretrained", seed=3))
+    train(ring_args(run_dir, init_from="alphazero:pretrained", seed=3, resume=True, total_timesteps=512))
+    return run_dir
+
+
+def test_move_0_plays_the_alphazero_networks_prior_then_it_trains_on(from_alphazero):
+    first = PPOAgent.load(from_alphazero / "checkpoints" / "step_000000000.zip")
+    last = PPOAgent.load(from_alphazero / "checkpoints" / "last.zip")
+    assert isinstance(first.net, RingPolicyNet) and isinstance(last.net, RingPolicyNet)
+    source = load_network(alphazero_path("awale16"))
+    states = positions("awale16")
+    observations = np.stack([s.observation_tensor(s.to_move) for s in states])
+    with torch.no_grad():
+        prior = source(torch.from_numpy(observations))[0].numpy()
+    np.testing.assert_allclose(first.net.logits(observations), prior, atol=1e-4)
+    for name, tensor in source.state_dict().items():  # the saved network is an AlphaZero network: the same tensors
+        assert torch.equal(first.net.net.state_dict()[name], tensor), name
+    assert not np.allclose(last.net.logits(observations), prior, atol=1e-4)  # PPO changed it
+    for state in states:  # the agent plays the network's best legal move, in the game's own numbering
+        legal = state.legal_actions()
+        shift = get_game("awale16").action_shift(state.to_move)
+        best = max(legal, key=lambda a: prior[states.index(state), (a - shift) % len(state.legal_mask())])
+        assert first.act(state) == best
+
+
+def test_a_resume_goes_on_with_ring_snapshots_in_the_pool(from_alphazero):
+    checkpoint = read_training_checkpoint(from_alphazero / "checkpoints" / "last.zip")
+    assert checkpoint.num_timesteps == 512 and checkpoint.args["network"] == "ring"
+    assert checkpoint.pool and all(isinstance(net, RingPolicyNet) for _, net in checkpoint.pool)
+    # the played network is the trained one: the SB3 policy's tensors under mlp_extractor.net
+    played = PPOAgent.load(checkpoint.path).net.net.state_dict()
+    for name, tensor in played.items():
+        assert torch.equal(checkpoint.policy[f"mlp_extractor.net.{name}"], tensor), name
+
+
+def test_a_ring_run_from_random_weights_on_another_game_plays_it(tmp_path):
+    final = train(ring_args(tmp_path / "run", game="oware", ring_channels=8, ring_blocks=1, seed=4))
+    agent = PPOAgent.load(final)
+    assert agent.game.name == "oware" and agent.net.config.channels == 8
+    state, other = get_game("oware").initial(seed=1), agents.make("random", seed=1)
+    while not state.is_terminal:  # a whole game, from both seats' moves
+        player = agent if state.to_move == 0 else other
+        move = player.act(state)
+        assert move in state.legal_actions()
+        state = state.play(move)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (dict(features="tactics"), "--network ring sees the board alone"),
+        (dict(network="cnn"), "--network must be one of mlp, ring"),
+        (dict(network="mlp", init_from="alphazero:pretrained"), "needs --network ring"),
+        (dict(init_from="alphazero:pretrained", ring_channels=32), r"64 channels x 4 blocks .*--ring-channels 32"),
+        (dict(init_from="alphazero:pretrained,simulations=3"), "alphazero:pretrained .* or alphazero:path=FILE.pt"),
+        (dict(teacher_games=4), "--teacher-games clones into the MLP"),
+        (dict(ring_blocks=0), "--ring-blocks must be a positive integer"),
+    ],
+)
+def test_bad_ring_options_are_refused_before_anything_is_written(tmp_path, changes, message):
+    with pytest.raises(ValueError, match=message):
+        train(ring_args(tmp_path / "run", **changes))
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_missing_alphazero_file_is_refused_naming_it(tmp_path):
+    with pytest.raises(CheckpointError, match="missing.pt"):
+        train(ring_args(tmp_path / "run", init_from=f"alphazero:path={tmp_path / 'missing.pt'}"))
+
+
+def crafted(policy: bytes, change) -> bytes:
+    with np.load(io.BytesIO(policy), allow_pickle=False) as npz:
+        arrays = {name: npz[name] for name in npz.files}
+    change(arrays)
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda a: a.update(kind=np.array("transformer")), "policy kind 'transformer' is not one of this toolkit"),
+        (lambda a: a.update(extra=np.zeros(3)), "array 'extra' is not part of a ring policy"),
+        (lambda a: a.pop("channels"), "array 'channels' is missing"),
+        (lambda a: a.update(channels=np.array(5000)), "shape is not one this toolkit builds"),
+        (lambda a: a.update({"state.stem.weight": np.zeros((3, 3, 3), np.float32)}), "stem.weight"),
+        (lambda a: a.update({"state.stem.weight": np.full_like(a["state.stem.weight"], np.nan)}), "stem.weight"),
+        (lambda a: a.pop("state.trunk.0.conv1.weight"), "trunk.0.conv1.weight"),
+        (lambda a: a.update(features=np.array("tactics")), "sees 'board'"),
+    ],
+)
+def test_a_crafted_ring_policy_is_refused_naming_what_is_wrong(from_alphazero, change, message):
+    with zipfile.ZipFile(from_alphazero / "checkpoints" / "last.zip") as archive:
+        policy = archive.read("policy.npz")
+    assert isinstance(policy_from_npz(policy, "policy.npz"), RingPolicyNet)
+    with pytest.raises(CheckpointError, match=message):
+        policy_from_npz(crafted(policy, change), "policy.npz")
+
+
+def test_the_size_caps_of_a_ring_checkpoint_hold_its_members_and_little_more(from_alphazero):
+    path = from_alphazero / "checkpoints" / "last.zip"
+    checkpoint = read_training_checkpoint(path)
+    caps = member_caps(checkpoint.config)
+    with zipfile.ZipFile(path) as archive:
+        sizes = {info.filename: info.file_size for info in archive.infolist()}
+    assert sizes["policy.npz"] <= caps["npz"][0] < 2 * sizes["policy.npz"] + (1 << 20)
+    assert sizes["policy.pth"] <= caps["policy.pth"][0]
+    assert sizes["policy.optimizer.pth"] <= caps["policy.optimizer.pth"][0]
