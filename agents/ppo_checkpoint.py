@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.checkpoint import load_arrays, load_tensors, open_zip, read_member
-from agents.ppo_policy import Policy, PolicyNet, input_size
+from agents.ppo_policy import RING_KIND, Policy, PolicyNet, input_size
 from awale_env.errors import CheckpointError
 from awale_env.games import get_game
 
@@ -41,15 +41,20 @@ SB3_OPTIONS = ("learning_rate", "anneal_lr", "n_steps", "batch_size", "n_epochs"
                "ent_coef", "vf_coef", "max_grad_norm", "net_arch", "activation")  # fmt: skip
 #: ... and all those its model and envs are built from.
 MODEL_ARGS = ("game", "features", "max_plies", "n_envs", *SB3_OPTIONS)
-#: Of those, the ones that shape the network: a checkpoint's tensors fit only its own ...
-NETWORK_OPTIONS = ("network", "ring_channels", "ring_blocks", "net_arch", "activation")
-#: ... with the values of checkpoints written before ``--network`` existed (an MLP).
-NETWORK_DEFAULTS = {"network": "mlp", "ring_channels": 64, "ring_blocks": 4}
+#: Of those, the ones that shape each network (``--network``): a checkpoint's tensors fit only its own ...
+SHAPE_OPTIONS = {"mlp": ("net_arch", "activation"), RING_KIND: ("ring_channels", "ring_blocks")}
+NETWORK_OPTIONS = ("network", *SHAPE_OPTIONS["mlp"], *SHAPE_OPTIONS[RING_KIND])
 
 
 def network_options(args: dict[str, Any]) -> dict[str, Any]:
-    """The options of a run (a checkpoint's ``args``) with :data:`NETWORK_DEFAULTS` for those it predates."""
-    return {**NETWORK_DEFAULTS, **args}
+    """The options of a run (a checkpoint's ``args``), ``network`` an MLP in those written before it existed."""
+    return {"network": "mlp", **args}
+
+
+def network_shape(args: dict[str, Any]) -> dict[str, Any]:
+    """The options of a run that shape its network: ``network`` and that network's :data:`SHAPE_OPTIONS`."""
+    args = network_options(args)
+    return {"network": args["network"], **{name: args.get(name) for name in SHAPE_OPTIONS.get(args["network"], ())}}
 
 
 def policy_from_npz(data: bytes, source: str) -> Policy:
@@ -58,8 +63,8 @@ def policy_from_npz(data: bytes, source: str) -> Policy:
     arrays = load_arrays(data, source)
     if "kind" not in arrays:
         return PolicyNet.from_arrays(arrays, source)
-    if str(arrays["kind"]) != "ring":
-        raise CheckpointError(f"{source}: policy kind {str(arrays['kind'])!r} is not one of this toolkit (ring)")
+    if str(arrays["kind"]) != RING_KIND:
+        raise CheckpointError(f"{source}: policy kind {str(arrays['kind'])!r} is not one of this toolkit ({RING_KIND})")
     from agents.ppo_ring import RingPolicyNet  # torch, only for the policies that need it
 
     return RingPolicyNet.from_arrays(arrays, source)
@@ -126,7 +131,7 @@ def member_caps(config: dict[str, Any]) -> dict[str, tuple[int, str]]:
     try:
         args = network_options(config["args"])
         game = get_game(args["game"])
-        if args["network"] == "ring":
+        if args["network"] == RING_KIND:
             from agents.ppo_ring import parameter_count, ring_config
 
             weights = 4 * parameter_count(ring_config(args))

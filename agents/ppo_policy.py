@@ -33,6 +33,8 @@ MASKED_LOGIT = -1e8
 FEATURES = ("board", "tactics")
 #: Seeds per unit of the tactical features: the unit of every game's observation of a pit.
 SEED_UNIT = 16.0
+#: The ``kind`` array of a ring policy's file and ``--network`` value (:mod:`agents.ppo_ring`; an MLP's file has none).
+RING_KIND = "ring"
 #: The searched line's arrays of a search env, which the tactical features do not use.
 _NO_LINE = np.zeros(0, dtype=np.int64)
 

@@ -21,13 +21,10 @@ import torch
 
 from agents.alphazero.folded import FoldedNet
 from agents.alphazero.network import NetworkConfig, RingNet, build_network, check_state_dict
-from agents.checkpoint import load_arrays
-from agents.ppo_policy import Policy
+from agents.ppo_policy import RING_KIND, Policy
 from awale_env.errors import CheckpointError
 from awale_env.games import get_game
 
-#: The ``kind`` array of a ring policy's file (an MLP's has none).
-RING_KIND = "ring"
 #: The prefix of the network's tensors among the file's arrays.
 STATE = "state."
 #: The shape fields of the network, as its file stores them.
@@ -77,13 +74,10 @@ class RingPolicyNet(Policy):
         return buffer.getvalue()
 
     @classmethod
-    def from_npz(cls, data: bytes, source: str = "policy.npz") -> RingPolicyNet:
-        """The policy of :meth:`to_npz`; CheckpointError naming ``source`` for anything else (its tensors checked
-        against the network its shape describes before anything is built)."""
-        return cls.from_arrays(load_arrays(data, source), source)
-
-    @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], source: str) -> RingPolicyNet:
+        """The policy of :meth:`to_npz`'s arrays (:func:`agents.ppo_checkpoint.policy_from_npz` reads them);
+        CheckpointError naming ``source`` for anything else, its tensors checked against the network its shape
+        describes before anything is built."""
         allowed = f"kind, features, game, {', '.join(SHAPE)} and the network's tensors ({STATE}*)"
         unexpected = [n for n in arrays if not n.startswith(STATE) and n not in ("kind", "features", "game", *SHAPE)]
         missing = [n for n in ("game", *SHAPE) if n not in arrays]

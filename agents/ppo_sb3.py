@@ -24,7 +24,7 @@ from agents.ppo_checkpoint import (
     network_options,
     read_training_checkpoint,
 )
-from agents.ppo_policy import SEED_UNIT, Policy, PolicyNet, default_features, input_size, observe
+from agents.ppo_policy import RING_KIND, SEED_UNIT, Policy, PolicyNet, default_features, input_size, observe
 from awale_env.errors import CheckpointError
 from awale_env.games import DEFAULT_GAME, Game, get_game
 from awale_env.games.base import GAME_DEFAULT
@@ -113,7 +113,7 @@ def new_sb3_model(options: dict[str, Any], env: Any, seed: int | None = None, de
 
     options = network_options(options)
     rate = options["learning_rate"]
-    if options["network"] == "ring":
+    if options["network"] == RING_KIND:
         from agents.ppo_ring import ring_config
         from agents.ppo_ring_sb3 import RingActorCriticPolicy
 
@@ -146,7 +146,7 @@ def policy_of(policy: Any, options: dict[str, Any]) -> Policy:
     """The policy that plays (:mod:`agents.ppo_policy`) of a MaskablePPO's ``policy`` built from a run's
     ``options`` by :func:`new_sb3_model`: a copy of its weights, which later training does not change."""
     options = network_options(options)
-    if options["network"] == "ring":
+    if options["network"] == RING_KIND:
         from agents.ppo_ring import RingPolicyNet
 
         return RingPolicyNet.from_sb3(policy)

@@ -11,6 +11,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from random_positions import random_states  # noqa: E402
+
 from agents.alphazero.mcts import BatchedSearch, SearchConfig, uniform  # noqa: E402
 from agents.alphazero.network import (  # noqa: E402
     CheckpointError,
@@ -28,20 +30,6 @@ OUTPUTS = np.load(Path(__file__).parent / "data" / "alphazero_outputs.npz")  # r
 
 def tiny(game: str) -> NetworkConfig:
     return NetworkConfig(channels=8, blocks=1, value_hidden=8, game=game)
-
-
-def random_states(game: str, count: int, seed: int, plies: tuple[int, int] = (0, 60)) -> list:
-    rng = np.random.default_rng(seed)
-    states = []
-    while len(states) < count:
-        state = get_game(game).initial(seed=int(rng.integers(1 << 30)))
-        for _ in range(rng.integers(*plies)):
-            if state.is_terminal:
-                break
-            state = state.play(int(rng.choice(state.legal_actions())))
-        if not state.is_terminal:
-            states.append(state)
-    return states
 
 
 def hashed_evaluator(num_actions: int):

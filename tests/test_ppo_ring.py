@@ -12,6 +12,8 @@ import torch
 
 pytest.importorskip("sb3_contrib")
 
+from random_positions import random_states  # noqa: E402
+
 import agents  # noqa: E402
 from agents.alphazero.agent import pretrained_path as alphazero_path  # noqa: E402
 from agents.alphazero.network import load_network  # noqa: E402
@@ -32,20 +34,6 @@ def ring_args(run_dir, **changes) -> Args:
     return Args(**{**base, **changes})
 
 
-def positions(game: str, count: int = 12, seed: int = 0) -> list:
-    rng, states = np.random.default_rng(seed), []
-    spec = get_game(game)
-    while len(states) < count:
-        state = spec.initial(seed=len(states))
-        for _ in range(int(rng.integers(0, 40))):
-            if state.is_terminal:
-                break
-            state = state.play(int(rng.choice(state.legal_actions())))
-        if not state.is_terminal:
-            states.append(state)
-    return states
-
-
 @pytest.fixture(scope="module")
 def from_alphazero(tmp_path_factory):
     """A tiny run started from the shipped AlphaZero network, resumed once."""
@@ -60,7 +48,7 @@ def test_move_0_plays_the_alphazero_networks_prior_then_it_trains_on(from_alphaz
     last = PPOAgent.load(from_alphazero / "checkpoints" / "last.zip")
     assert isinstance(first.net, RingPolicyNet) and isinstance(last.net, RingPolicyNet)
     source = load_network(alphazero_path("awale16"))
-    states = positions("awale16")
+    states = random_states("awale16", 12, seed=0)
     observations = np.stack([s.observation_tensor(s.to_move) for s in states])
     with torch.no_grad():
         prior = source(torch.from_numpy(observations))[0].numpy()

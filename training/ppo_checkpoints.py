@@ -28,11 +28,10 @@ from agents.checkpoint import atomic_write
 from agents.ppo import pretrained_path
 from agents.ppo_checkpoint import (
     CHECKPOINT_FORMAT,
-    NETWORK_OPTIONS,
     PLAY_MEMBERS,
     TRAINING_MEMBERS,
     TrainingCheckpoint,
-    network_options,
+    network_shape,
     open_checkpoint,
     pool_members,
     read_config,
@@ -178,8 +177,9 @@ def initial_checkpoint(args: Args) -> TrainingCheckpoint:
     if args.init_from == "pretrained" and not path.is_file():
         raise ValueError(f"--init-from pretrained: no PPO policy is shipped for {args.game}; give a checkpoint's path")
     source = read_training_checkpoint(path)
-    mine = {name: runs.plain(getattr(args, name)) for name in ("game", "features", *NETWORK_OPTIONS)}
-    theirs = network_options(source.args)
+    mine = {"game": args.game, "features": args.features, **network_shape(dataclasses.asdict(args))}
+    mine = {name: runs.plain(value) for name, value in mine.items()}
+    theirs = {**source.args, **network_shape(source.args)}
     differ = [
         f"{runs.option(name)} {theirs.get(name)} (this run: {value})"
         for name, value in mine.items()
@@ -188,11 +188,6 @@ def initial_checkpoint(args: Args) -> TrainingCheckpoint:
     if differ:
         raise ValueError(f"--init-from {path} is a network of another shape: it has {'; '.join(differ)}")
     return source
-
-
-def from_alphazero(init_from: str | None) -> bool:
-    """Whether ``--init-from`` names an AlphaZero network (``alphazero:...``) rather than a PPO checkpoint."""
-    return init_from is not None and init_from.strip().lower().startswith("alphazero:")
 
 
 def initial_alphazero(args: Args) -> RingNet:

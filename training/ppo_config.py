@@ -13,7 +13,8 @@ import tyro
 import agents
 from agents.alphabeta import MAX_DEPTH
 from agents.alphazero.network import NETWORK_LIMITS
-from agents.ppo_policy import ACTIVATIONS, default_features, input_size
+from agents.ppo_checkpoint import SHAPE_OPTIONS
+from agents.ppo_policy import ACTIVATIONS, RING_KIND, default_features, input_size
 from awale_env.games import DEFAULT_GAME, GAMES, get_game
 from training import runs
 
@@ -57,7 +58,7 @@ BOUNDS = {
     "ring_channels": (1, NETWORK_LIMITS["channels"]),
     "ring_blocks": (1, NETWORK_LIMITS["blocks"]),
 }
-NETWORKS = ("mlp", "ring")
+NETWORKS = tuple(SHAPE_OPTIONS)
 MAX_ROLLOUT = 1 << 20
 MAX_LAYERS = 16
 MAX_WIDTH = 4096
@@ -159,6 +160,11 @@ class Args:
     with this run's options"""
 
 
+def from_alphazero(init_from: str | None) -> bool:
+    """Whether ``--init-from`` names an AlphaZero network (``alphazero:...``) rather than a PPO checkpoint."""
+    return init_from is not None and init_from.strip().lower().startswith("alphazero:")
+
+
 def resolved(args: Args) -> Args:
     """``args`` with the game's defaults filled in (run directory, features, ply limit), as checkpoints record them;
     ValueError for bad options."""
@@ -168,7 +174,7 @@ def resolved(args: Args) -> Args:
     args = dataclasses.replace(
         args,
         run_dir=args.run_dir or runs.default_run_dir(TRAINER_NAME, game.name),
-        features=args.features or ("board" if args.network == "ring" else default_features(game)),
+        features=args.features or ("board" if args.network == RING_KIND else default_features(game)),
         max_plies=game.default_max_plies if args.max_plies is None else args.max_plies,
         eval_opponents=tuple(args.eval_opponents),
         league=tuple(args.league),
@@ -200,12 +206,11 @@ def check_args(args: Args) -> None:
         raise ValueError("--init-from and --teacher-games both choose the starting network: give one of them")
     if args.network not in NETWORKS:
         raise ValueError(f"--network must be one of {', '.join(NETWORKS)}, got {args.network!r}")
-    from_alphazero = (args.init_from or "").startswith("alphazero:")
-    if args.network == "ring" and args.features != "board":
+    if args.network == RING_KIND and args.features != "board":
         raise ValueError(f"--network ring sees the board alone: --features board, got {args.features!r}")
-    if args.network == "ring" and args.teacher_games:
+    if args.network == RING_KIND and args.teacher_games:
         raise ValueError("--teacher-games clones into the MLP; a ring network starts from --init-from alphazero:...")
-    if from_alphazero and args.network != "ring":
+    if from_alphazero(args.init_from) and args.network != RING_KIND:
         raise ValueError(f"--init-from {args.init_from} is an AlphaZero network: it needs --network ring")
     runs.check_types(args)
     runs.check_integers(args, BOUNDS)  # max_plies None: only the rules end a game

@@ -52,7 +52,6 @@ from training.ppo_checkpoints import (
     CHECKPOINT,
     CHECKPOINT_DIR,
     STEP_CHECKPOINTS,
-    from_alphazero,
     initial_alphazero,
     initial_checkpoint,
     link_last,
@@ -61,7 +60,7 @@ from training.ppo_checkpoints import (
     saved_options,
     write_checkpoint,
 )
-from training.ppo_config import RESUMABLE, TRAINER_NAME, Args, resolved
+from training.ppo_config import RESUMABLE, TRAINER_NAME, Args, from_alphazero, resolved
 from training.ppo_pool import OpponentPool, evaluate, make_env
 
 # --- the training loop ---------------------------------------------------------------------------------------------
