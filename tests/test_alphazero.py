@@ -454,3 +454,20 @@ def test_a_timed_agent_spends_its_first_move_searching():
     assert first["compiled"] == 0
     assert first["seconds"] < 0.5
     assert first["simulations"] > 8
+
+
+@pytest.mark.parametrize("simulations", [1, 2, 3, 5, 8, 16])
+def test_a_short_search_breaks_ties_in_visits_by_the_prior(simulations):
+    """With fewer simulations than moves, many moves are visited once: the agent plays the one of highest prior
+    among the most visited, not the lowest action (which ``alphazero:pretrained,simulations=8`` used to play)."""
+    from agents.alphazero import AlphaZeroAgent
+
+    for state in random_states(6, seed=21, plies=(4, 30)):
+        agent = AlphaZeroAgent(pretrained=True, simulations=simulations)
+        move = agent.act(state)
+        counts, legal = agent.policy(state), state.legal_actions()
+        prior = agent.search.prior[0, 1 : 1 + len(legal)]
+        most = [i for i in range(len(legal)) if counts[legal[i]] == counts[legal].max()]
+        assert move == legal[max(most, key=lambda i: prior[i])]
+        if simulations == 1:
+            assert move == legal[int(np.argmax(prior))]

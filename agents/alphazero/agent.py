@@ -146,8 +146,10 @@ class AlphaZeroAgent:
         return self.search.principal_line(0, plies)
 
     def act(self, state: Any) -> int:
+        """The most visited move; a tie goes to the move of higher prior. A short search visits many moves once (or
+        none, when the deadline came first), and the prior knows more than the order of the actions."""
         counts = self.policy(state)
-        if counts.sum() == 0:  # the deadline came before any child was visited: follow the prior
-            legal = state.legal_actions()
-            return legal[int(np.argmax(self.search.prior[0, 1 : 1 + len(legal)]))]
-        return int(np.argmax(counts))
+        legal = state.legal_actions()
+        first = int(self.search.child_first[0, 0])  # the root's children: its legal moves, in order
+        prior = self.search.prior[0, first : first + len(legal)]
+        return legal[max(range(len(legal)), key=lambda i: (counts[legal[i]], prior[i]))]
