@@ -7,12 +7,16 @@ import numpy as np
 from awale_env.games import get_game
 
 
-def random_states(game: str, count: int, seed: int, plies: tuple[int, int] = (0, 60)) -> list:
-    """``count`` non-terminal positions of ``game``, each after a random number of random plies in ``plies``."""
+def random_states(
+    game: str, count: int, seed: int, plies: tuple[int, int] = (0, 60), seeded_starts: bool = True
+) -> list:
+    """``count`` non-terminal positions of ``game``, each after a random number of random plies in ``plies``; with
+    ``seeded_starts`` each game starts from a seeded initial position (games with a random start vary it), without
+    from the plain one (no draw of ``rng`` for it, so the positions some tests recorded stay the same)."""
     rng = np.random.default_rng(seed)
     states = []
     while len(states) < count:
-        state = get_game(game).initial(seed=int(rng.integers(1 << 30)))
+        state = get_game(game).initial(seed=int(rng.integers(1 << 30))) if seeded_starts else get_game(game).initial()
         for _ in range(rng.integers(*plies)):
             if state.is_terminal:
                 break

@@ -11,6 +11,8 @@ import pytest
 torch = pytest.importorskip("torch")
 torch.set_num_threads(1)  # small batches: more threads only contend (the machine is shared)
 
+import random_positions  # noqa: E402
+
 from agents.alphazero.mcts import BatchedSearch, SearchConfig, uniform_evaluator  # noqa: E402
 from agents.alphazero.network import (  # noqa: E402
     CheckpointError,
@@ -24,6 +26,7 @@ from agents.alphazero.network import (  # noqa: E402
 )
 from agents.alphazero.selfplay import SelfPlay, absolute_of_relative, play_match  # noqa: E402
 from awale_env import State  # noqa: E402
+from awale_env.games import DEFAULT_GAME  # noqa: E402
 from awale_env.games.awale16 import kernels as core  # noqa: E402
 
 TINY = NetworkConfig(channels=8, blocks=1, value_hidden=8, game="awale16")
@@ -48,17 +51,8 @@ def search_states(states, evaluate, simulations, noise_seeds=None, leaves=1):
 
 
 def random_states(count, seed, plies=(0, 40)):
-    rng = np.random.default_rng(seed)
-    states = []
-    while len(states) < count:
-        state = State.initial()
-        for _ in range(rng.integers(*plies)):
-            if state.is_terminal:
-                break
-            state = state.play(int(rng.choice(state.legal_actions())))
-        if not state.is_terminal:
-            states.append(state)
-    return states
+    """Positions of the default game from its plain start: the recorded moves below were made on exactly these."""
+    return random_positions.random_states(DEFAULT_GAME, count, seed, plies, seeded_starts=False)
 
 
 def hashed_evaluator(obs):
