@@ -1,9 +1,12 @@
 """Ctrl-C while an agent is thinking, as a terminal sends it (SIGINT to the whole process group): ``awale play``,
 ``awale arena`` with worker processes and ``awale serve`` with its agent worker each stop with exit code 130 and the
-one line ``interrupted`` on stderr, no traceback, and leave no process of theirs behind."""
+one line ``interrupted`` on stderr, no traceback, and leave no process of theirs behind. A trainer stops even when
+Python drops the KeyboardInterrupt (SIGINT inside a ctypes callback)."""
 
 from __future__ import annotations
 
+import ctypes
+import dataclasses
 import os
 import signal
 import socket
@@ -13,10 +16,13 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psutil
 import pytest
+
+from training import alphazero, interrupts, run_logs, runs
 
 AWALE = str(Path(sys.executable).with_name("awale"))
 
@@ -118,3 +124,51 @@ def test_ctrl_c_while_the_web_worker_thinks_in_awale_serve(tmp_path):
     assert children, "the agent worker process"
     assert_stopped_cleanly(code, stderr, children)
     assert created["status"] == 201  # the request under way was answered before the server stopped
+
+
+def ctrl_c_in_a_ctypes_callback() -> None:
+    """SIGINT while a ctypes callback runs (llvmlite's, as numba writes its compile cache): Python drops the
+    KeyboardInterrupt raised there and goes on."""
+
+    @ctypes.CFUNCTYPE(None)
+    def callback() -> None:
+        signal.raise_signal(signal.SIGINT)
+
+    callback()
+
+
+def test_a_ctrl_c_that_python_drops_still_stops_a_training_run(tmp_path, capfd):
+    def train(config: Any) -> None:
+        ctrl_c_in_a_ctypes_callback()
+        progress = run_logs.Progress("alphazero", 3, 0, "generation", run_logs.Clock(), enabled=False)
+        for _ in range(3):
+            progress.update(1)
+        raise AssertionError("the run went on after Ctrl-C")
+
+    trainer = dataclasses.replace(alphazero.TRAINER, train=train)
+    hook = sys.unraisablehook
+    with pytest.raises(SystemExit) as stopped:
+        runs.main(trainer, ["--run-dir", str(tmp_path / "run")], "test")
+    assert stopped.value.code == 130
+    err = capfd.readouterr().err
+    run = tmp_path / "run"
+    assert (
+        err == f"stopped before the first checkpoint of {run}: nothing to resume, run the command again to start over\n"
+    )
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert sys.unraisablehook is hook
+    interrupts.raise_if_dropped()  # forgotten once the run has stopped
+
+
+def test_other_exceptions_that_python_drops_still_reach_the_hook(monkeypatch):
+    dropped: list[BaseException] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: dropped.append(unraisable.exc_value))
+
+    @ctypes.CFUNCTYPE(None)
+    def callback() -> None:
+        raise ValueError("a bug in a callback")
+
+    with interrupts.caught():
+        callback()
+        ctrl_c_in_a_ctypes_callback()
+    assert [repr(error) for error in dropped] == ["ValueError('a bug in a callback')"]

@@ -18,6 +18,7 @@ from typing import IO, Any
 from tqdm import tqdm
 
 from agents.checkpoint import atomic_write
+from training import interrupts
 
 TENSORBOARD_DIR = "tb"
 #: Seconds between two plain progress lines in a log.
@@ -175,7 +176,9 @@ class Progress:
             self.bar = tqdm(total=total, initial=done, unit=unit, desc=label, smoothing=0.05, file=self.stream)
 
     def update(self, count: int, status: str | None = None) -> None:
-        """``count`` more units done, and the run's latest news (``status``, see :meth:`status`) if any."""
+        """``count`` more units done, and the run's latest news (``status``, see :meth:`status`) if any. Every
+        trainer's loop calls this at each step: a Ctrl-C that Python dropped is raised here."""
+        interrupts.raise_if_dropped()
         self.done += count
         if status is not None:
             self.text = status

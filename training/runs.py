@@ -41,6 +41,7 @@ import tyro
 from agents.checkpoint import atomic_write
 from agents.extras import MissingExtraError
 from agents.registry import format_spec
+from training import interrupts
 
 CONFIG_FILE = "config.json"
 #: The keys of config.json that say which trainer made the run, and the format of its directory; never an option.
@@ -487,9 +488,10 @@ def main(trainer: Trainer, argv: list[str] | None, description: str) -> Any:
     how to resume (exit code 130)."""
     run_dir = None
     try:
-        config = trainer.resolve(parse(trainer, argv, description))
-        run_dir = config.run_dir
-        return trainer.train(config)
+        with interrupts.caught():
+            config = trainer.resolve(parse(trainer, argv, description))
+            run_dir = config.run_dir
+            return trainer.train(config)
     except (ValueError, OSError, MissingExtraError) as error:
         print("error: " + " ".join(str(error).split()), file=sys.stderr)
         raise SystemExit(2 if isinstance(error, ValueError) else 1) from None
