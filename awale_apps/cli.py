@@ -41,6 +41,7 @@ from awale_apps.web.defaults import (
 )
 from awale_env.errors import IllegalMoveError, RecordError
 from awale_env.games import DEFAULT_GAME, GAMES, Game, get_game
+from training import interrupts
 
 
 def one_line(text: str) -> str:
@@ -55,22 +56,11 @@ def describe_os_error(error: OSError) -> str:
     return error.strerror + ("" if error.filename is None else f": {str(error.filename)!r}")
 
 
-def interrupted(error: BaseException) -> bool:
-    """Whether ``error`` is Ctrl-C, or was raised while Ctrl-C stopped something (numba turns a KeyboardInterrupt
-    during a compilation into a RuntimeError); a context hidden by ``raise ... from None`` is not followed."""
-    seen: BaseException | None = error
-    while seen is not None:
-        if isinstance(seen, KeyboardInterrupt):
-            return True
-        seen = seen.__cause__ or (None if seen.__suppress_context__ else seen.__context__)
-    return False
-
-
 def failure(error: BaseException) -> tuple[int, str] | None:
     """The exit code and the line on stderr of an expected failure (see the module docstring), None for others."""
     if isinstance(error, (click.exceptions.Exit, click.ClickException, click.exceptions.Abort)):
         return None  # typer's own way out: a usage error, --help, an explicit exit
-    if interrupted(error):
+    if interrupts.interrupted(error):
         return 130, "\ninterrupted"
     if isinstance(error, ValueError):
         return 2, "error: " + one_line(str(error))

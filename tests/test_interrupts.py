@@ -160,6 +160,24 @@ def test_a_ctrl_c_that_python_drops_still_stops_a_training_run(tmp_path, capfd):
     interrupts.raise_if_dropped()  # forgotten once the run has stopped
 
 
+def test_a_ctrl_c_that_numba_turns_into_another_error_stops_a_run_with_one_line(tmp_path, capfd):
+    def compile_interrupted(config: Any) -> None:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise RuntimeError("Failed in nopython mode pipeline")  # noqa: B904 - numba keeps it as the context
+
+    def bug(config: Any) -> None:
+        raise RuntimeError("a bug")
+
+    run = ["--run-dir", str(tmp_path / "run")]
+    with pytest.raises(SystemExit) as stopped:
+        runs.main(dataclasses.replace(alphazero.TRAINER, train=compile_interrupted), run, "test")
+    assert stopped.value.code == 130 and capfd.readouterr().err.startswith("stopped before the first checkpoint")
+    with pytest.raises(RuntimeError, match="a bug"):  # a bug keeps its traceback
+        runs.main(dataclasses.replace(alphazero.TRAINER, train=bug), run, "test")
+
+
 def test_other_exceptions_that_python_drops_still_reach_the_hook(monkeypatch):
     dropped: list[BaseException] = []
     monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: dropped.append(unraisable.exc_value))

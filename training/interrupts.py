@@ -2,7 +2,8 @@
 inside a ctypes callback (llvmlite's, while numba writes its compile cache) the exception is printed and dropped,
 and the run would go on for hours. While :func:`caught` is active, SIGINT is also remembered, the dropped exception
 is not printed (the run prints its one line when it stops), and :func:`raise_if_dropped`, called at every step of a
-trainer's loop, raises it again.
+trainer's loop, raises it again. :func:`interrupted` tells an error that Ctrl-C caused from a bug, for the one line
+a command prints when it stops.
 """
 
 from __future__ import annotations
@@ -49,6 +50,17 @@ def caught() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
         sys.unraisablehook = previous_hook
         _requested = False
+
+
+def interrupted(error: BaseException) -> bool:
+    """Whether ``error`` is Ctrl-C, or was raised while Ctrl-C stopped something (numba turns a KeyboardInterrupt
+    during a compilation into a RuntimeError); a context hidden by ``raise ... from None`` is not followed."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or (None if seen.__suppress_context__ else seen.__context__)
+    return False
 
 
 def raise_if_dropped() -> None:

@@ -492,9 +492,11 @@ def main(trainer: Trainer, argv: list[str] | None, description: str) -> Any:
             config = trainer.resolve(parse(trainer, argv, description))
             run_dir = config.run_dir
             return trainer.train(config)
-    except (ValueError, OSError, MissingExtraError) as error:
+    except (Exception, KeyboardInterrupt) as error:
+        if interrupts.interrupted(error):
+            print(stopped_message(trainer, run_dir), file=sys.stderr)
+            raise SystemExit(130) from None
+        if not isinstance(error, (ValueError, OSError, MissingExtraError)):
+            raise
         print("error: " + " ".join(str(error).split()), file=sys.stderr)
         raise SystemExit(2 if isinstance(error, ValueError) else 1) from None
-    except KeyboardInterrupt:
-        print(stopped_message(trainer, run_dir), file=sys.stderr)
-        raise SystemExit(130) from None
