@@ -4,6 +4,7 @@ the file, allocates nothing the file's tensors do not fill, and gives one error 
 from __future__ import annotations
 
 import io
+import json
 import pickle
 import subprocess
 import sys
@@ -27,7 +28,7 @@ from agents.alphazero.network import (  # noqa: E402
 )
 from agents.checkpoint import load_tensors  # noqa: E402
 from agents.ppo import PPOAgent, pretrained_path  # noqa: E402
-from agents.ppo_policy import PolicyNet  # noqa: E402
+from agents.ppo_policy import PolicyNet, input_size  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
 from awale_env.games import get_game  # noqa: E402
 
@@ -153,9 +154,21 @@ def test_the_shipped_alphazero_networks_load(path):
 # --- PPO policies: every array checked ------------------------------------------------------------------------------
 
 
-def shipped_policy() -> tuple[Path, dict[str, np.ndarray]]:
-    path = pretrained_path()
-    with zipfile.ZipFile(path) as archive, np.load(io.BytesIO(archive.read("policy.npz"))) as npz:
+def mlp_policy(tmp_path: Path) -> tuple[Path, dict[str, np.ndarray]]:
+    """A checkpoint of an MLP policy (tactics features, two hidden layers of 16; random weights) and its arrays: the
+    shipped policy's config.json with those options, and the members an agent reads."""
+    with zipfile.ZipFile(pretrained_path()) as archive:
+        config = json.loads(archive.read("config.json"))
+    config["args"] |= {"network": "mlp", "features": "tactics", "net_arch": [16, 16], "activation": "tanh"}
+    sizes = [input_size(get_game("awale16"), "tactics"), 16, 16, get_game("awale16").num_actions]
+    rng = np.random.default_rng(0)
+    weights = [rng.normal(0, 0.1, (n, m)).astype(np.float32) for n, m in zip(sizes, sizes[1:])]
+    net = PolicyNet(weights, [np.zeros(m, np.float32) for m in sizes[1:]], "tanh", "tactics")
+    path = tmp_path / "mlp.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("config.json", json.dumps(config))
+        archive.writestr("policy.npz", net.to_npz())
+    with np.load(io.BytesIO(net.to_npz())) as npz:
         return path, {name: npz[name] for name in npz.files}
 
 
@@ -184,7 +197,8 @@ PPO_DAMAGE = {
 
 @pytest.mark.parametrize("kind", PPO_DAMAGE)
 def test_a_damaged_ppo_policy_names_its_member_and_array(tmp_path, kind):
-    path, arrays = shipped_policy()
+    path, arrays = mlp_policy(tmp_path)
+    PPOAgent.load(path)  # whole, it loads
     damage, message = PPO_DAMAGE[kind]
     damage(arrays)
     bad = replace_member(path, tmp_path / "bad.zip", "policy.npz", npz_bytes(arrays))
@@ -193,8 +207,8 @@ def test_a_damaged_ppo_policy_names_its_member_and_array(tmp_path, kind):
     assert message in str(error.value)
 
 
-def test_the_policy_arrays_round_trip():
-    _, arrays = shipped_policy()
+def test_the_policy_arrays_round_trip(tmp_path):
+    _, arrays = mlp_policy(tmp_path)
     net = PolicyNet.from_npz(npz_bytes(arrays))
     assert PolicyNet.from_npz(net.to_npz()).weights[1].shape == arrays["w1"].shape
 
