@@ -164,11 +164,11 @@ def mlp_policy(tmp_path: Path) -> tuple[Path, dict[str, np.ndarray]]:
     rng = np.random.default_rng(0)
     weights = [rng.normal(0, 0.1, (n, m)).astype(np.float32) for n, m in zip(sizes, sizes[1:])]
     net = PolicyNet(weights, [np.zeros(m, np.float32) for m in sizes[1:]], "tanh", "tactics")
-    path = tmp_path / "mlp.zip"
+    path, npz_data = tmp_path / "mlp.zip", net.to_npz()
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("config.json", json.dumps(config))
-        archive.writestr("policy.npz", net.to_npz())
-    with np.load(io.BytesIO(net.to_npz())) as npz:
+        archive.writestr("policy.npz", npz_data)
+    with np.load(io.BytesIO(npz_data)) as npz:
         return path, {name: npz[name] for name in npz.files}
 
 

@@ -190,3 +190,12 @@ def test_other_exceptions_that_python_drops_still_reach_the_hook(monkeypatch):
         callback()
         ctrl_c_in_a_ctypes_callback()
     assert [repr(error) for error in dropped] == ["ValueError('a bug in a callback')"]
+
+
+def test_a_sigint_that_was_ignored_stays_ignored():
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a job started with & by a non-interactive shell
+    try:
+        with interrupts.caught():
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -37,9 +37,13 @@ def _on_sigint(signum: int, frame: FrameType | None) -> None:
 
 @contextlib.contextmanager
 def caught() -> Iterator[None]:
-    """Remember SIGINT while the block runs (from the main thread; elsewhere Python delivers no signal)."""
+    """Remember SIGINT while the block runs: from the main thread (elsewhere Python delivers no signal) and when
+    SIGINT has Python's own handler (one ignored, as in a job started with ``&`` by a script, or a caller's own handler
+    is left as it is)."""
     global _requested
-    if threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread() or (
+        signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
         yield
         return
     previous, previous_hook = signal.signal(signal.SIGINT, _on_sigint), sys.unraisablehook
