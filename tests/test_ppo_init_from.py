@@ -59,7 +59,10 @@ def test_a_run_starts_from_the_given_networks_and_a_fresh_optimizer(tmp_path, so
         (dict(net_arch=(32,)), r"another shape: it has --net-arch \[16\] \(this run: \[32\]\)"),
         (dict(activation="relu"), "--activation tanh"),
         (dict(features="board"), "--features tactics"),
-        (dict(teacher_games=4), "--init-from and --teacher-games"),
+        (dict(teacher="alphabeta:depth=2"), "--teacher plays the teacher's games: give --teacher-games too"),
+        (dict(teacher_games=2, teacher="alphabeta:dept=2"), "dept"),
+        (dict(teacher_games=2, teacher_explore=1.5), r"--teacher-explore must be in \[0, 1\]"),
+        (dict(teacher_games=2, teacher_anchor=-1.0), "--teacher-anchor"),
     ],
 )
 def test_a_source_of_another_network_is_refused_before_anything_is_written(tmp_path, source, changes, message):

@@ -93,7 +93,7 @@ def test_a_ring_run_from_random_weights_on_another_game_plays_it(tmp_path):
         (dict(network="mlp", init_from="alphazero:pretrained"), "needs --network ring"),
         (dict(init_from="alphazero:pretrained", ring_channels=32), r"64 channels x 4 blocks .*--ring-channels 32"),
         (dict(init_from="alphazero:pretrained,simulations=3"), "alphazero:pretrained .* or alphazero:path=FILE.pt"),
-        (dict(teacher_games=4), "--teacher-games clones into the MLP"),
+        (dict(teacher_games=4), "--teacher-games from random weights clones into the MLP"),
         (dict(ring_blocks=0), "--ring-blocks must be a positive integer"),
     ],
 )

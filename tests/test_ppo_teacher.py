@@ -120,7 +120,7 @@ def test_teacher_games_are_reused_when_a_run_starts_again_and_refused_when_playe
 def test_recording_teacher_records_the_networks_input_and_plays_alpha_beta():
     from agents.ppo_policy import observe
 
-    teacher = ppo_teacher.RecordingTeacher(depth=2, features="tactics")
+    teacher = ppo_teacher.RecordingTeacher("alphabeta:depth=2", "tactics")
     state = get_game("awale16").initial(seed=1)
     move = teacher.act(state)
     inputs, masks = teacher.take()

@@ -30,6 +30,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -166,10 +167,14 @@ def chunk_path(run_dir: Path, chunk: int) -> Path:
     return run_dir / CHUNKS_DIR / f"chunk-{chunk:05d}.npz"
 
 
-def play_teacher_game(config: ImitationConfig, index: int, teacher: AlphaBetaAgent) -> dict[str, np.ndarray]:
+def play_teacher_game(
+    config: ImitationConfig, index: int, teacher: AlphaBetaAgent, student: Callable[[Any], int] | None = None
+) -> dict[str, np.ndarray]:
     """Game ``index`` of the run: a random opening, then ``teacher`` for both players; one row per teacher move:
     the observation, the move (relative to the mover, as the network numbers them), the outcome for the mover,
-    the teacher's search value and whether it searched (a lone legal move is not searched)."""
+    the teacher's search value and whether it searched (a lone legal move is not searched). With ``student`` (a
+    State to the move it plays), the student plays the seat ``index % 2`` and the teacher only says there what it
+    would play (the row's ``student`` is true): the positions are those the student reaches (DAgger)."""
     game = get_game(config.game)
     rng = np.random.default_rng([config.seed, index])
     state = game.initial(max_plies=config.max_plies, seed=int(rng.integers(1 << 62)))
@@ -179,7 +184,7 @@ def play_teacher_game(config: ImitationConfig, index: int, teacher: AlphaBetaAge
         state = state.play(int(rng.choice(state.legal_actions())))
     teacher.reset(int(rng.integers(1 << 31)))
     relative = np.argsort(absolute_of_relative(game), axis=1)  # relative[player][absolute action]
-    obs, action, player, score, scored = [], [], [], [], []
+    obs, action, player, score, scored, students = [], [], [], [], [], []
     while not state.is_terminal:
         move = teacher.act(state)
         obs.append(state.observation_tensor())
@@ -187,7 +192,8 @@ def play_teacher_game(config: ImitationConfig, index: int, teacher: AlphaBetaAge
         player.append(state.to_move)
         score.append(teacher.last_search["value"])
         scored.append(teacher.last_search["depth"] > 0)
-        state = state.play(move)
+        students.append(student is not None and state.to_move == index % 2)
+        state = state.play(student(state) if students[-1] else move)
     winner = state.winner
     outcome = [0.0 if winner is None else (1.0 if p == winner else -1.0) for p in player]
     return {
@@ -197,6 +203,7 @@ def play_teacher_game(config: ImitationConfig, index: int, teacher: AlphaBetaAge
         "score": np.asarray(score, np.int32),
         "scored": np.asarray(scored, np.bool_),
         "game": np.full(len(action), index, np.int32),
+        "student": np.asarray(students, np.bool_),
     }
 
 

@@ -13,6 +13,7 @@ import tyro
 import agents
 from agents.alphabeta import MAX_DEPTH
 from agents.alphazero.network import NETWORK_LIMITS
+from agents.base import game_refusal
 from agents.ppo_checkpoint import SHAPE_OPTIONS
 from agents.ppo_policy import ACTIVATIONS, RING_KIND, default_features, input_size
 from awale_env.games import DEFAULT_GAME, GAMES, get_game
@@ -142,9 +143,16 @@ class Args:
     progress: bool = True
     """show progress: a bar on a terminal, a line every 30 s and at every evaluation in a log"""
     teacher_games: int = 0
-    """games alpha-beta plays against itself to clone before self-play (0: start from random weights)"""
+    """games the teacher plays to clone before self-play (0: none): against itself, or with --init-from against the
+    starting policy, which then learns the teacher's moves in the positions it reaches (DAgger)"""
+    teacher: str | None = None
+    """the teacher's agent spec, e.g. alphazero:pretrained,simulations=600 (default: alpha-beta at --teacher-depth)"""
     teacher_depth: int = 6
-    """depth of the teacher's alpha-beta (the game's tuned evaluation)"""
+    """depth of the default teacher, alpha-beta (the game's tuned evaluation)"""
+    teacher_explore: float = 0.1
+    """with --init-from: share of the starting policy's moves in the teacher's games played at random instead"""
+    teacher_anchor: float = 1.0
+    """with --init-from: weight of the KL divergence from the starting policy in the cloning loss"""
     teacher_epochs: int = 8
     """passes of behaviour cloning over the teacher's moves"""
     teacher_learning_rate: float = 1e-3
@@ -196,20 +204,25 @@ def check_args(args: Args) -> None:
         runs.check_number(args, name, 0)
     runs.check_number(args, "recent_bias", 0, 1, exclusive=True)
     runs.check_number(args, "teacher_learning_rate", 0, exclusive=True)
+    runs.check_number(args, "teacher_explore", 0, 1)
+    runs.check_number(args, "teacher_anchor", 0)
     if args.target_kl is not None:
         runs.check_number(args, "target_kl", 0, exclusive=True)
     if sum(getattr(args, name) for name in pools) <= 0:
         raise ValueError("--pool-random, --pool-greedy, --pool-league and --pool-snapshots must not all be 0")
     if args.pool_league > 0 and not args.league:
         raise ValueError("--pool-league needs agents in --league (e.g. --league alphabeta:depth=2)")
-    if args.init_from is not None and args.teacher_games:
-        raise ValueError("--init-from and --teacher-games both choose the starting network: give one of them")
     if args.network not in NETWORKS:
         raise ValueError(f"--network must be one of {', '.join(NETWORKS)}, got {args.network!r}")
     if args.network == RING_KIND and args.features != "board":
         raise ValueError(f"--network ring sees the board alone: --features board, got {args.features!r}")
-    if args.network == RING_KIND and args.teacher_games:
-        raise ValueError("--teacher-games clones into the MLP; a ring network starts from --init-from alphazero:...")
+    if args.network == RING_KIND and args.teacher_games and args.init_from is None:
+        raise ValueError(
+            "--teacher-games from random weights clones into the MLP; a ring network starts from --init-from "
+            "(alphazero:pretrained or a checkpoint), and then the teacher corrects it"
+        )
+    if args.teacher is not None and not args.teacher_games:
+        raise ValueError("--teacher plays the teacher's games: give --teacher-games too")
     if from_alphazero(args.init_from) and args.network != RING_KIND:
         raise ValueError(f"--init-from {args.init_from} is an AlphaZero network: it needs --network ring")
     runs.check_types(args)
@@ -233,3 +246,7 @@ def check_args(args: Args) -> None:
         raise ValueError(f"--net-arch holds at most {MAX_LAYERS} layers of {MAX_WIDTH} units, got {args.net_arch}")
     for spec in (*args.eval_opponents, *args.league):
         agents.parse_spec(spec)
+    if args.teacher is not None:  # built here: a bad parameter or an agent of another game fails before the run
+        refusal = game_refusal(agents.make(args.teacher), args.teacher, args.game)
+        if refusal is not None:
+            raise ValueError(f"--teacher: {refusal}")

@@ -168,13 +168,13 @@ def train(args: Args) -> Path:
     progress = run_logs.Progress(TRAINER_NAME, total, done, "move", run_logs.Clock(trainer["elapsed"]), args.progress)
     callback = SelfPlay(args, pool, run_dir, trainer, progress)
     try:
-        if args.teacher_games and not resumed:
-            clone_teacher(model, args, run_dir, callback)
         if isinstance(initial, RingNet):
             model.policy.mlp_extractor.net.load_state_dict(initial.state_dict())
         elif initial is not None:
             load_networks(model, initial, optimizer=False)
-        if initial is not None:
+        if args.teacher_games and not resumed:
+            clone_teacher(model, args, run_dir, callback)
+        elif initial is not None:
             first_point(model, args, callback)
         if args.total_timesteps > done:
             model.learn(args.total_timesteps - done, callback=callback, reset_num_timesteps=not args.resume,
@@ -189,23 +189,28 @@ def train(args: Args) -> Path:
 
 
 def clone_teacher(model: MaskablePPO, args: Args, run_dir: Path, callback: SelfPlay) -> None:
-    """Before self-play: clone alpha-beta's moves into the policy (:mod:`training.ppo_teacher`), log the epochs to
-    ``teacher.csv``, then evaluate, add the cloned policy to the pool and write the checkpoint of move 0 (a resume
-    goes on from it)."""
+    """Before self-play: clone the teacher's moves into the policy (:mod:`training.ppo_teacher`; with ``--init-from``
+    in the positions the starting policy reaches), log the epochs to ``teacher.csv``, then evaluate, add the cloned
+    policy to the pool and write the checkpoint of move 0 (a resume goes on from it)."""
+    teacher_dir = run_dir / ppo_teacher.TEACHER_DIR
+    dagger = args.init_from is not None
+    student = None
+    if dagger:
+        student = ppo_teacher.save_student(teacher_dir, policy_of(model.policy, dataclasses.asdict(args)))
     options = ppo_teacher.TeacherOptions(
         args.game, args.features, args.seed, args.teacher_games, args.teacher_depth, args.max_plies,
-        args.teacher_games_per_chunk,
+        args.teacher_games_per_chunk, args.teacher, student, args.teacher_explore if dagger else 0.0,
     )  # fmt: skip
-    teacher_dir = run_dir / ppo_teacher.TEACHER_DIR
     progress = callback.progress
-    progress.status(f"alpha-beta at depth {args.teacher_depth} plays {args.teacher_games} games to clone")
+    against = "the starting policy" if dagger else "itself"
+    progress.status(f"{options.teacher_spec} plays {args.teacher_games} games against {against} to clone")
     ppo_teacher.play_games(options, teacher_dir, args.teacher_workers, progress)
     samples = ppo_teacher.read_games(options, teacher_dir)
     progress.note(f"cloning {len(samples['action']):,} teacher moves for {args.teacher_epochs} epochs")
     log = run_logs.CsvLog(run_dir / "teacher.csv", "epoch")
     log.keep_until(0)
     for row in ppo_teacher.clone(model.policy, samples, args.teacher_epochs, args.teacher_learning_rate,
-                                 args.batch_size, args.seed):  # fmt: skip
+                                 args.batch_size, args.seed, args.teacher_anchor if dagger else None):  # fmt: skip
         log.append([row])
         progress.note(
             f"cloning epoch {row['epoch']}: agreement {row['agreement']:.1%}, held out {row['val_agreement']:.1%}"

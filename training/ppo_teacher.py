@@ -1,13 +1,19 @@
-"""Behaviour cloning for PPO: a MaskablePPO policy's first weights learnt from alpha-beta's moves.
+"""Behaviour cloning for PPO: a MaskablePPO policy's weights learnt from a search agent's moves.
 
 PPO from random weights plateaus well below alpha-beta on the two-colour Awale; alpha-beta with the tuned evaluation
-already plays it well and costs milliseconds a move. ``awale train ppo --teacher-games N`` first has alpha-beta at
-``--teacher-depth`` play N games against itself (the imitation trainer's teacher games, :func:`training.imitation.
-play_teacher_game`: random openings, random tie-breaks), recording at every move the PPO network's own input
-(:func:`agents.ppo_policy.observe`: the board and the tactical features), the legal moves, the teacher's move, the
-outcome and the search value. The actor is then trained to the teacher's move (cross-entropy over the legal moves)
-and the critic to the outcome mixed with the search value (as the imitation trainer does), for ``--teacher-epochs``
-passes; self-play PPO goes on from there.
+already plays it well and costs milliseconds a move. ``awale train ppo --teacher-games N`` first has the teacher
+(``--teacher SPEC``, by default alpha-beta at ``--teacher-depth``) play N games against itself (the imitation
+trainer's teacher games, :func:`training.imitation.play_teacher_game`: random openings, random tie-breaks), recording
+at every move the PPO network's own input (:func:`agents.ppo_policy.observe`: the board and the tactical features),
+the legal moves, the teacher's move, the outcome and alpha-beta's search value. The actor is then trained to the
+teacher's move (cross-entropy over the legal moves) and the critic to the outcome mixed with the search value (as the
+imitation trainer does), for ``--teacher-epochs`` passes; self-play PPO goes on from there.
+
+With ``--init-from`` the starting policy plays one seat of each game instead (a random legal move in
+``--teacher-explore`` of its moves) and the teacher says at each of its positions what it would play: the policy is
+trained on the positions it reaches itself (DAgger), to the teacher's moves, kept near where it started by
+``--teacher-anchor`` times the KL divergence to the starting policy; its critic is left alone (the outcomes are of
+games against the teacher).
 
 The games go to ``<run dir>/teacher/games/chunk-*.npz`` (written atomically, one file per ``--teacher-games-per-
 chunk`` games, by ``--teacher-workers`` processes), so a run stopped while they are played goes on from the chunks
@@ -16,6 +22,7 @@ already written when the same command runs again; ``<run dir>/teacher.csv`` hold
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -25,17 +32,20 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from agents.alphabeta import AlphaBetaAgent
+import agents
 from agents.checkpoint import atomic_write, load_arrays
-from agents.ppo_policy import MASKED_LOGIT, input_size, observe, relative_legal_mask
+from agents.ppo_checkpoint import policy_from_npz
+from agents.ppo_policy import MASKED_LOGIT, Policy, input_size, observe, relative_legal_mask
 from awale_env.errors import CheckpointError
 from awale_env.games import get_game
 from training import imitation, run_logs
 
 TEACHER_DIR = "teacher"
 OPTIONS_FILE = "options.json"
+#: The starting policy that plays one seat of the teacher's games (with ``--init-from``), as its ``policy.npz``.
+STUDENT_FILE = "student.npz"
 #: The arrays of a chunk of teacher games, one row per teacher move.
-ARRAYS = ("obs", "mask", "action", "outcome", "score", "scored", "game")
+ARRAYS = ("obs", "mask", "action", "outcome", "score", "scored", "game", "student")
 #: Share of the teacher's search value in the critic's target (the rest: the game's outcome).
 SCORE_WEIGHT = 0.5
 #: Every this many-th game is held out to measure the cloned policy on.
@@ -44,7 +54,9 @@ VALIDATION_EVERY = 20
 
 @dataclass(frozen=True)
 class TeacherOptions:
-    """What the teacher's games depend on (saved beside them: games of other options are not mixed in)."""
+    """What the teacher's games depend on (saved beside them: games of other options are not mixed in). ``teacher``
+    is an agent spec (None: alpha-beta at ``depth``); ``student`` the SHA-256 of the starting policy that plays one
+    seat (:data:`STUDENT_FILE`; None: the teacher plays both), ``explore`` the share of its moves played at random."""
 
     game: str
     features: str
@@ -53,6 +65,13 @@ class TeacherOptions:
     depth: int
     max_plies: int | None
     games_per_chunk: int
+    teacher: str | None = None
+    student: str | None = None
+    explore: float = 0.0
+
+    @property
+    def teacher_spec(self) -> str:
+        return self.teacher or f"alphabeta:depth={self.depth}"
 
     def imitation_config(self, teacher_dir: Path, workers: int) -> imitation.ImitationConfig:
         """The imitation trainer's options that play these games (its openings, chunks and file names)."""
@@ -63,17 +82,20 @@ class TeacherOptions:
 
 
 class RecordingTeacher:
-    """Alpha-beta that also records, at every move it is asked for, the PPO network's input and the legal moves."""
+    """The teacher agent, which also records, at every move it is asked for, the PPO network's input and the legal
+    moves. Alpha-beta reports its search value; another agent's rows are marked as not searched (the critic's target
+    is then the outcome alone)."""
 
-    def __init__(self, depth: int, features: str) -> None:
-        self.agent = AlphaBetaAgent(depth=depth)
+    def __init__(self, spec: str, features: str) -> None:
+        self.agent = agents.make(spec)
         self.features = features
         self.inputs: list[np.ndarray] = []
         self.masks: list[np.ndarray] = []
 
     @property
     def last_search(self) -> dict[str, Any]:
-        return self.agent.last_search
+        search = getattr(self.agent, "last_search", None) or {}
+        return search if {"value", "depth"} <= search.keys() else {"value": 0, "depth": 0}
 
     def reset(self, seed: int | None = None) -> None:
         self.agent.reset(seed)
@@ -90,14 +112,40 @@ class RecordingTeacher:
         return inputs, masks
 
 
+def student_player(policy: Policy, explore: float, rng: np.random.Generator) -> Any:
+    """The starting policy's moves in the teacher's games: its most probable move, or in ``explore`` of its moves a
+    random legal one."""
+
+    def play(state: Any) -> int:
+        if rng.random() < explore:
+            return int(rng.choice(state.legal_actions()))
+        return policy.act(state)
+
+    return play
+
+
+def read_student(teacher_dir: Path, options: TeacherOptions) -> Policy:
+    """The starting policy saved beside the games, checked against the hash the options hold."""
+    path = teacher_dir / STUDENT_FILE
+    data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != options.student:
+        raise CheckpointError(f"{str(path)!r} is not the starting policy these teacher games were played with")
+    return policy_from_npz(data, repr(str(path)))
+
+
 def play_chunk(options: dict[str, Any], teacher_dir: str, chunk: int) -> int:
     """Play the games of ``chunk`` and write their samples to its file (atomically); return the chunk."""
     opts = TeacherOptions(**options)
     config = opts.imitation_config(Path(teacher_dir), workers=0)
-    teacher = RecordingTeacher(opts.depth, opts.features)
+    teacher = RecordingTeacher(opts.teacher_spec, opts.features)
+    student = None if opts.student is None else read_student(Path(teacher_dir), opts)
+    if student is not None:
+        student.set_up_play()
     games = []
     for index in imitation.chunk_games(config, chunk):
-        samples = imitation.play_teacher_game(config, index, teacher)
+        rng = np.random.default_rng([opts.seed, index, 1])  # the student's random moves: its own stream per game
+        play = None if student is None else student_player(student, opts.explore, rng)
+        samples = imitation.play_teacher_game(config, index, teacher, play)
         samples["obs"], samples["mask"] = teacher.take()
         games.append(samples)
     arrays = {name: np.concatenate([g[name] for g in games]) for name in ARRAYS}
@@ -113,7 +161,12 @@ def check_options(teacher_dir: Path, options: TeacherOptions) -> None:
     """Save ``options`` beside the games, or check that the games already there were played with them (but for their
     number: game i is the same whatever the number of games, so a run asking for more or fewer reuses them)."""
     path = teacher_dir / OPTIONS_FILE
-    wanted = {key: value for key, value in asdict(options).items() if key != "games"}
+    defaults = {"teacher": None, "student": None, "explore": 0.0}  # not written: games played before they existed
+    wanted = {
+        key: value
+        for key, value in asdict(options).items()
+        if key != "games" and (key not in defaults or defaults[key] != value)
+    }
     if path.exists():
         saved = json.loads(path.read_text())
         if saved != wanted:
@@ -124,6 +177,16 @@ def check_options(teacher_dir: Path, options: TeacherOptions) -> None:
         return
     teacher_dir.mkdir(parents=True, exist_ok=True)
     atomic_write(path, lambda file: file.write(json.dumps(wanted).encode()))
+
+
+def save_student(teacher_dir: Path, student: Policy) -> str:
+    """Write the starting policy beside the teacher's games (unless it is there already); return its SHA-256."""
+    data = student.to_npz()
+    path = teacher_dir / STUDENT_FILE
+    if not path.exists() or path.read_bytes() != data:
+        teacher_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, lambda file: file.write(data))
+    return hashlib.sha256(data).hexdigest()
 
 
 def play_games(options: TeacherOptions, teacher_dir: Path, workers: int, progress: run_logs.Progress) -> None:
@@ -153,6 +216,7 @@ def read_games(options: TeacherOptions, teacher_dir: Path) -> dict[str, np.ndarr
         path = imitation.chunk_path(teacher_dir, chunk)
         arrays = load_arrays(path.read_bytes(), repr(str(path)))
         n = len(arrays.get("action", ()))
+        arrays.setdefault("student", np.zeros(n, np.bool_))  # chunks written before students were
         shapes = {"obs": (n, size), "mask": (n, actions), **{name: (n,) for name in ARRAYS[2:]}}
         if any(name not in arrays or arrays[name].shape != shape for name, shape in shapes.items()):
             raise CheckpointError(f"{str(path)!r} does not hold teacher samples for this policy ({', '.join(shapes)})")
@@ -172,24 +236,52 @@ def forward(policy: Any, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.T
     return logits, policy.value_net(latent_vf).squeeze(-1)
 
 
-def batch_losses(policy: Any, arrays: tuple[np.ndarray, ...]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Cross-entropy to the teacher's moves, squared error to the value targets, share of moves matched."""
-    obs, mask, action, value = (torch.from_numpy(a) for a in arrays)
+def batch_losses(policy: Any, arrays: tuple[np.ndarray, ...], anchored: bool) -> tuple[torch.Tensor, ...]:
+    """Cross-entropy to the teacher's moves, a second loss, the share of moves matched. The second loss is the
+    critic's squared error to the value targets (the fourth array), or with ``anchored`` the KL divergence of the
+    actor from the starting policy, whose log-probabilities the fourth array then holds."""
+    obs, mask, action, fourth = (torch.from_numpy(a) for a in arrays)
     logits, predicted = forward(policy, obs, mask)
     target = action.long()
     agreement = (logits.argmax(1) == target).float().mean()
-    return F.cross_entropy(logits, target), F.mse_loss(predicted, value), agreement
+    if anchored:
+        log_p = torch.log_softmax(logits, 1)
+        second = (log_p.exp() * (log_p - fourth)).masked_fill(~mask, 0).sum(1).mean()
+    else:
+        second = F.mse_loss(predicted, fourth)
+    return F.cross_entropy(logits, target), second, agreement
+
+
+def log_probabilities(policy: Any, obs: np.ndarray, mask: np.ndarray, batch_size: int = 4096) -> np.ndarray:
+    """The policy's masked log-probabilities of every action, in batches."""
+    policy.eval()
+    with torch.no_grad():
+        parts = [
+            torch.log_softmax(forward(policy, torch.from_numpy(obs[i : i + batch_size]),
+                                      torch.from_numpy(mask[i : i + batch_size]))[0], 1).numpy()
+            for i in range(0, len(obs), batch_size)
+        ]  # fmt: skip
+    return np.concatenate(parts) if parts else np.zeros(mask.shape, np.float32)
 
 
 def clone(
-    policy: Any, samples: dict[str, np.ndarray], epochs: int, learning_rate: float, batch_size: int, seed: int
-) -> list[dict[str, float]]:
+    policy: Any, samples: dict[str, np.ndarray], epochs: int, learning_rate: float, batch_size: int, seed: int,
+    anchor: float | None = None,
+) -> list[dict[str, float]]:  # fmt: skip
     """Train ``policy`` (in place) on the teacher's samples; one row of losses and agreements per epoch (held-out
-    figures on every :data:`VALIDATION_EVERY`-th game)."""
-    scale = imitation.fit_score_scale(samples["score"], samples["outcome"])
-    value = imitation.value_targets(samples, scale, SCORE_WEIGHT)
+    figures on every :data:`VALIDATION_EVERY`-th game). With ``anchor`` (DAgger) only the student's positions are
+    learnt, and the critic's loss is replaced by ``anchor`` times the actor's KL divergence from where it started."""
+    anchored = anchor is not None
+    if anchored:
+        samples = {name: array[samples["student"]] for name, array in samples.items()}
+        fourth = log_probabilities(policy, samples["obs"], samples["mask"])
+    else:
+        scale = imitation.fit_score_scale(samples["score"], samples["outcome"])
+        fourth = imitation.value_targets(samples, scale, SCORE_WEIGHT)
+    weight = anchor if anchored else 1.0
+    second_name = "kl" if anchored else "value_loss"
     held = samples["game"] % VALIDATION_EVERY == 0
-    columns = (samples["obs"], samples["mask"], samples["action"], value)
+    columns = (samples["obs"], samples["mask"], samples["action"], fourth)
     train_set = tuple(a[~held] for a in columns)
     held_set = tuple(a[held] for a in columns)
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
@@ -204,15 +296,17 @@ def clone(
             for group in optimizer.param_groups:  # linear decay to 0 over the epochs
                 group["lr"] = learning_rate * (1 - (epoch + step / steps) / epochs)
             rows_ = order[step * batch_size : (step + 1) * batch_size]
-            policy_loss, value_loss, agreement = batch_losses(policy, tuple(a[rows_] for a in train_set))
+            policy_loss, second_loss, agreement = batch_losses(policy, tuple(a[rows_] for a in train_set), anchored)
             optimizer.zero_grad(set_to_none=True)
-            (policy_loss + value_loss).backward()
+            (policy_loss + weight * second_loss).backward()
             optimizer.step()
-            totals += [policy_loss.item(), value_loss.item(), agreement.item()]
+            totals += [policy_loss.item(), second_loss.item(), agreement.item()]
         policy.eval()
         with torch.no_grad():
-            held_out = [float(x) for x in batch_losses(policy, held_set)] if held.any() else [float("nan")] * 3
-        row = dict(zip(("policy_loss", "value_loss", "agreement"), (float(x) for x in totals / steps)))
-        row |= dict(zip(("val_policy_loss", "val_value_loss", "val_agreement"), held_out))
+            held_losses = batch_losses(policy, held_set, anchored) if held.any() else [float("nan")] * 3
+        held_out = [float(x) for x in held_losses]
+        names = ("policy_loss", second_name, "agreement")
+        row = dict(zip(names, (float(x) for x in totals / steps)))
+        row |= dict(zip((f"val_{name}" for name in names), held_out))
         rows.append({"epoch": epoch + 1, **{k: round(v, 5) for k, v in row.items()}})
     return rows
