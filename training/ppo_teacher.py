@@ -12,8 +12,8 @@ imitation trainer does), for ``--teacher-epochs`` passes; self-play PPO goes on 
 With ``--init-from`` the starting policy plays one seat of each game instead (a random legal move in
 ``--teacher-explore`` of its moves) and the teacher says at each of its positions what it would play: the policy is
 trained on the positions it reaches itself (DAgger), to the teacher's moves, kept near where it started by
-``--teacher-anchor`` times the KL divergence to the starting policy; its critic is left alone (the outcomes are of
-games against the teacher).
+``--teacher-anchor`` times the KL divergence to the starting policy; the critic's loss is left out (the outcomes are
+of games against the teacher; a ring network's shared trunk still moves its value).
 
 The games go to ``<run dir>/teacher/games/chunk-*.npz`` (written atomically, one file per ``--teacher-games-per-
 chunk`` games, by ``--teacher-workers`` processes), so a run stopped while they are played goes on from the chunks
