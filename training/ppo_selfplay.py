@@ -194,9 +194,9 @@ def clone_teacher(model: MaskablePPO, args: Args, run_dir: Path, callback: SelfP
     policy to the pool and write the checkpoint of move 0 (a resume goes on from it)."""
     teacher_dir = run_dir / ppo_teacher.TEACHER_DIR
     dagger = args.init_from is not None
-    student = None
-    if dagger:
-        student = ppo_teacher.save_student(teacher_dir, policy_of(model.policy, dataclasses.asdict(args)))
+    student = (
+        ppo_teacher.save_student(teacher_dir, policy_of(model.policy, dataclasses.asdict(args))) if dagger else None
+    )
     options = ppo_teacher.TeacherOptions(
         args.game, args.features, args.seed, args.teacher_games, args.teacher_depth, args.max_plies,
         args.teacher_games_per_chunk, args.teacher, student, args.teacher_explore if dagger else 0.0,

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -161,7 +161,8 @@ def check_options(teacher_dir: Path, options: TeacherOptions) -> None:
     """Save ``options`` beside the games, or check that the games already there were played with them (but for their
     number: game i is the same whatever the number of games, so a run asking for more or fewer reuses them)."""
     path = teacher_dir / OPTIONS_FILE
-    defaults = {"teacher": None, "student": None, "explore": 0.0}  # not written: games played before they existed
+    # the options games had before these existed are not written at their defaults, so those games still match
+    defaults = {field.name: field.default for field in fields(TeacherOptions) if field.default is not MISSING}
     wanted = {
         key: value
         for key, value in asdict(options).items()
@@ -238,17 +239,17 @@ def forward(policy: Any, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.T
 
 def batch_losses(policy: Any, arrays: tuple[np.ndarray, ...], anchored: bool) -> tuple[torch.Tensor, ...]:
     """Cross-entropy to the teacher's moves, a second loss, the share of moves matched. The second loss is the
-    critic's squared error to the value targets (the fourth array), or with ``anchored`` the KL divergence of the
-    actor from the starting policy, whose log-probabilities the fourth array then holds."""
-    obs, mask, action, fourth = (torch.from_numpy(a) for a in arrays)
+    critic's squared error to the value targets (the fourth array, ``second_target``), or with ``anchored`` the KL
+    divergence of the actor from the starting policy, whose log-probabilities the fourth array then holds."""
+    obs, mask, action, second_target = (torch.from_numpy(a) for a in arrays)
     logits, predicted = forward(policy, obs, mask)
     target = action.long()
     agreement = (logits.argmax(1) == target).float().mean()
     if anchored:
         log_p = torch.log_softmax(logits, 1)
-        second = (log_p.exp() * (log_p - fourth)).masked_fill(~mask, 0).sum(1).mean()
+        second = (log_p.exp() * (log_p - second_target)).masked_fill(~mask, 0).sum(1).mean()
     else:
-        second = F.mse_loss(predicted, fourth)
+        second = F.mse_loss(predicted, second_target)
     return F.cross_entropy(logits, target), second, agreement
 
 
@@ -274,14 +275,14 @@ def clone(
     anchored = anchor is not None
     if anchored:
         samples = {name: array[samples["student"]] for name, array in samples.items()}
-        fourth = log_probabilities(policy, samples["obs"], samples["mask"])
+        second_target = log_probabilities(policy, samples["obs"], samples["mask"])
     else:
         scale = imitation.fit_score_scale(samples["score"], samples["outcome"])
-        fourth = imitation.value_targets(samples, scale, SCORE_WEIGHT)
+        second_target = imitation.value_targets(samples, scale, SCORE_WEIGHT)
     weight = anchor if anchored else 1.0
     second_name = "kl" if anchored else "value_loss"
     held = samples["game"] % VALIDATION_EVERY == 0
-    columns = (samples["obs"], samples["mask"], samples["action"], fourth)
+    columns = (samples["obs"], samples["mask"], samples["action"], second_target)
     train_set = tuple(a[~held] for a in columns)
     held_set = tuple(a[held] for a in columns)
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
