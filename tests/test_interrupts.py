@@ -126,6 +126,26 @@ def test_ctrl_c_while_the_web_worker_thinks_in_awale_serve(tmp_path):
     assert created["status"] == 201  # the request under way was answered before the server stopped
 
 
+def test_sigterm_to_a_trainer_alone_stops_it_and_its_workers_with_one_line(tmp_path):
+    """As ``docker stop`` or a scheduler ends a job: SIGTERM to the trainer's process only, while its pool of worker
+    processes plays the teacher's games; the trainer ends them."""
+    run = tmp_path / "run"
+    args = ["train", "ppo", "--run-dir", str(run), "--teacher-games", "2000", "--teacher-depth", "5"]
+    command = Command(tmp_path, *args, "--teacher-games-per-chunk", "10", "--teacher-workers", "2", "--no-progress")
+    trainer = psutil.Process(command.process.pid)
+    wait_for(lambda: len(trainer.children()) >= 3, 120, "the teacher's workers")  # and the resource tracker
+    wait_for(lambda: any((run / "teacher").rglob("chunk-*.npz")), 120, "the workers to play")
+    children = trainer.children(recursive=True)
+    command.process.send_signal(signal.SIGTERM)
+    code = command.process.wait(timeout=60)
+    stderr = command.err.read_text()
+    assert code == 143, stderr
+    assert "Traceback" not in stderr and "leaked" not in stderr, stderr
+    assert stderr.strip().splitlines()[-1].startswith(f"stopped before the first checkpoint of {run}"), stderr
+    _, alive = psutil.wait_procs(children, timeout=10)
+    assert alive == [], f"left behind: {alive}"
+
+
 def ctrl_c_in_a_ctypes_callback() -> None:
     """SIGINT while a ctypes callback runs (llvmlite's, as numba writes its compile cache): Python drops the
     KeyboardInterrupt raised there and goes on."""
@@ -156,6 +176,7 @@ def test_a_ctrl_c_that_python_drops_still_stops_a_training_run(tmp_path, capfd):
         err == f"stopped before the first checkpoint of {run}: nothing to resume, run the command again to start over\n"
     )
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
     assert sys.unraisablehook is hook
     interrupts.raise_if_dropped()  # forgotten once the run has stopped
 

@@ -155,6 +155,8 @@ def test_bad_teacher_and_league_options_are_refused_with_the_option_named(tmp_pa
         (dict(teacher_epochs=0), "--teacher-epochs must be a positive integer"),
         (dict(target_kl=0.0), "--target-kl"),
         (dict(teacher_learning_rate=-1.0), "--teacher-learning-rate"),
+        (dict(teacher_anchor=0.5), "--teacher-anchor: for DAgger only"),
+        (dict(teacher_games=2, teacher_explore=0.0), "--teacher-explore: for DAgger only.*--init-from"),
     ]:
         with pytest.raises(ValueError, match=message):
             train(teacher_args(tmp_path / "bad", **changes))

@@ -3,7 +3,8 @@ inside a ctypes callback (llvmlite's, while numba writes its compile cache) the 
 and the run would go on for hours. While :func:`caught` is active, SIGINT is also remembered, the dropped exception
 is not printed (the run prints its one line when it stops), and :func:`raise_if_dropped`, called at every step of a
 trainer's loop, raises it again. :func:`interrupted` tells an error that Ctrl-C caused from a bug, for the one line
-a command prints when it stops.
+a command prints when it stops. SIGTERM (``kill``, a scheduler or ``docker stop`` ending a job) stops a run the
+same way, as :class:`Terminated`: the run's ``finally`` blocks end its worker processes, and its exit code is 143.
 """
 
 from __future__ import annotations
@@ -16,7 +17,15 @@ from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any
 
-_requested = False
+#: the handler each signal has while Python's own is in place: only those are taken over
+PYTHON_DEFAULTS = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL}
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM: a request to end the run, stopping it as Ctrl-C does."""
+
+
+_requested: type[KeyboardInterrupt] | None = None
 
 
 def _quiet_on_ctrl_c(previous: Callable[[Any], object]) -> Callable[[Any], None]:
@@ -29,45 +38,60 @@ def _quiet_on_ctrl_c(previous: Callable[[Any], object]) -> Callable[[Any], None]
     return hook
 
 
-def _on_sigint(signum: int, frame: FrameType | None) -> None:
+def _on_signal(signum: int, frame: FrameType | None) -> None:
     global _requested
-    _requested = True
-    raise KeyboardInterrupt
+    _requested = Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+    raise _requested
 
 
 @contextlib.contextmanager
 def caught() -> Iterator[None]:
-    """Remember SIGINT while the block runs: from the main thread (elsewhere Python delivers no signal) and when
-    SIGINT has Python's own handler (one ignored, as in a job started with ``&`` by a script, or a caller's own handler
-    is left as it is)."""
+    """Remember SIGINT and SIGTERM while the block runs: from the main thread (elsewhere Python delivers no signal),
+    each while it has Python's own handler (one ignored, as SIGINT in a job started with ``&`` by a script, or a
+    caller's own handler is left as it is)."""
     global _requested
-    if threading.current_thread() is not threading.main_thread() or (
-        signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-    ):
+    taken = [number for number, default in PYTHON_DEFAULTS.items() if signal.getsignal(number) is default]
+    if threading.current_thread() is not threading.main_thread() or not taken:
         yield
         return
-    previous, previous_hook = signal.signal(signal.SIGINT, _on_sigint), sys.unraisablehook
+    previous = {number: signal.signal(number, _on_signal) for number in taken}
+    previous_hook = sys.unraisablehook
     sys.unraisablehook = _quiet_on_ctrl_c(previous_hook)
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
         sys.unraisablehook = previous_hook
-        _requested = False
+        _requested = None
 
 
-def interrupted(error: BaseException) -> bool:
-    """Whether ``error`` is Ctrl-C, or was raised while Ctrl-C stopped something (numba turns a KeyboardInterrupt
-    during a compilation into a RuntimeError); a context hidden by ``raise ... from None`` is not followed."""
+def _interruption(error: BaseException) -> KeyboardInterrupt | None:
+    """The KeyboardInterrupt behind ``error`` (itself, or its cause or context; a context hidden by ``raise ... from
+    None`` is not followed), None if none is."""
     seen: BaseException | None = error
     while seen is not None:
         if isinstance(seen, KeyboardInterrupt):
-            return True
+            return seen
         seen = seen.__cause__ or (None if seen.__suppress_context__ else seen.__context__)
-    return False
+    return None
+
+
+def interrupted(error: BaseException) -> bool:
+    """Whether ``error`` is Ctrl-C or SIGTERM, or was raised while one stopped something (numba turns a
+    KeyboardInterrupt during a compilation into a RuntimeError)."""
+    return _interruption(error) is not None
+
+
+def exit_code(error: BaseException) -> int:
+    """The exit code of a command that ``error`` (:func:`interrupted`) stopped: 128 + the signal's number, as a shell
+    reports it (143 for SIGTERM, 130 for Ctrl-C)."""
+    signal_number = signal.SIGTERM if isinstance(_interruption(error), Terminated) else signal.SIGINT
+    return 128 + signal_number
 
 
 def raise_if_dropped() -> None:
-    """Raise KeyboardInterrupt if SIGINT arrived inside :func:`caught` (its first raise may have been dropped)."""
-    if _requested:
-        raise KeyboardInterrupt
+    """Raise the interruption again if SIGINT or SIGTERM arrived inside :func:`caught` (its first raise may have
+    been dropped)."""
+    if _requested is not None:
+        raise _requested

@@ -223,6 +223,13 @@ def check_args(args: Args) -> None:
         )
     if args.teacher is not None and not args.teacher_games:
         raise ValueError("--teacher plays the teacher's games: give --teacher-games too")
+    dagger_only = [
+        f"--{name.replace('_', '-')}"
+        for name in ("teacher_explore", "teacher_anchor")
+        if getattr(args, name) != getattr(Args, name)
+    ]
+    if dagger_only and not (args.teacher_games and args.init_from is not None):
+        raise ValueError(f"{' and '.join(dagger_only)}: for DAgger only, give --teacher-games and --init-from too")
     if from_alphazero(args.init_from) and args.network != RING_KIND:
         raise ValueError(f"--init-from {args.init_from} is an AlphaZero network: it needs --network ring")
     runs.check_types(args)

@@ -15,7 +15,8 @@
 * Every file of a run is written atomically (:func:`agents.checkpoint.atomic_write`): after a kill or a full disk
   it is the old file or the new one, and a resume first removes the temporary files a killed run left.
 * Times are cumulative over resumes, and progress is a bar on a terminal and plain periodic lines in a log
-  (:mod:`training.run_logs`). Ctrl-C stops a trainer's command with one line saying how to resume, exit code 130.
+  (:mod:`training.run_logs`). Ctrl-C stops a trainer's command with one line saying how to resume, exit code 130
+  (SIGTERM: 143).
 """
 
 from __future__ import annotations
@@ -473,7 +474,7 @@ def tyro_error(printed: str, prog: str) -> str:
 
 
 def stopped_message(trainer: Trainer, run_dir: str | None) -> str:
-    """The one line a trainer's command prints when Ctrl-C stops it."""
+    """The one line a trainer's command prints when Ctrl-C or SIGTERM stops it."""
     if run_dir is None:
         return "stopped"
     if trainer.checkpoints(Path(run_dir)):
@@ -485,7 +486,7 @@ def main(trainer: Trainer, argv: list[str] | None, description: str) -> Any:
     """A trainer's command: parse its options, train, return what ``train`` returns. Bad options, files and
     checkpoints end it with one line ``error: ...`` on stderr (exit code 2); a file that cannot be read or written (a
     full disk) or a missing extra (Ray) too, with exit code 1 as the ``awale`` command's; Ctrl-C with one line saying
-    how to resume (exit code 130)."""
+    how to resume (exit code 130), SIGTERM too (143)."""
     run_dir = None
     try:
         with interrupts.caught():
@@ -495,7 +496,7 @@ def main(trainer: Trainer, argv: list[str] | None, description: str) -> Any:
     except (Exception, KeyboardInterrupt) as error:
         if interrupts.interrupted(error):
             print(stopped_message(trainer, run_dir), file=sys.stderr)
-            raise SystemExit(130) from None
+            raise SystemExit(interrupts.exit_code(error)) from None
         if not isinstance(error, (ValueError, OSError, MissingExtraError)):
             raise
         print("error: " + " ".join(str(error).split()), file=sys.stderr)
