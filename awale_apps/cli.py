@@ -9,7 +9,7 @@ Every expected failure ends a command with one line ``error: ...`` on stderr, ne
 ``ValueError``: the library's ``AgentSpecError``, ``CheckpointError``, ``RecordError`` ... are ValueErrors) with exit
 code 2, a file that cannot be read or written (``OSError``: a full disk, a path under a regular file) or a command that
 needs an optional extra not installed (:class:`agents.extras.MissingExtraError`: what to pip install) with exit code
-1, Ctrl-C with exit code 130.
+1, Ctrl-C with exit code 130 and SIGTERM with 143 (the command's worker processes ended first).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def failure(error: BaseException) -> tuple[int, str] | None:
     if isinstance(error, (click.exceptions.Exit, click.ClickException, click.exceptions.Abort)):
         return None  # typer's own way out: a usage error, --help, an explicit exit
     if interrupts.interrupted(error):
-        return 130, "\ninterrupted"
+        return interrupts.exit_code(error), "\ninterrupted"
     if isinstance(error, ValueError):
         return 2, "error: " + one_line(str(error))
     if isinstance(error, ModuleNotFoundError):
@@ -80,7 +80,8 @@ class OneLineErrors(TyperGroup):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            with interrupts.caught():  # SIGTERM too unwinds the command, which ends its worker processes
+                return super().invoke(ctx)
         except (Exception, KeyboardInterrupt) as error:
             ending = failure(error)
             if ending is None:

@@ -1,7 +1,8 @@
 """Ctrl-C while an agent is thinking, as a terminal sends it (SIGINT to the whole process group): ``awale play``,
 ``awale arena`` with worker processes and ``awale serve`` with its agent worker each stop with exit code 130 and the
 one line ``interrupted`` on stderr, no traceback, and leave no process of theirs behind. A trainer stops even when
-Python drops the KeyboardInterrupt (SIGINT inside a ctypes callback)."""
+Python drops the KeyboardInterrupt (SIGINT inside a ctypes callback). SIGTERM to the command's process alone (``kill``,
+a scheduler) stops an arena and a trainer the same way, with exit code 143."""
 
 from __future__ import annotations
 
@@ -87,6 +88,22 @@ def test_ctrl_c_in_an_arena_stops_its_worker_processes(tmp_path):
     code, stderr, children = command.interrupt()
     assert len(children) >= 3
     assert_stopped_cleanly(code, stderr, children)
+
+
+def test_sigterm_to_an_arena_alone_ends_its_worker_processes(tmp_path):
+    """As ``kill PID`` or a job scheduler ends it: the workers, which would play on, are ended by the arena."""
+    args = ["arena", "--agents", "mcts:time=60", "greedy", "--games", "2", "--workers", "2", "--no-progress"]
+    command = Command(tmp_path, *args)
+    arena = psutil.Process(command.process.pid)
+    wait_for(lambda: len(arena.children()) >= 3, 120, "the arena's workers")
+    time.sleep(2.0)
+    children = arena.children(recursive=True)
+    command.process.send_signal(signal.SIGTERM)
+    code = command.process.wait(timeout=60)
+    stderr = command.err.read_text()
+    assert code == 143 and "Traceback" not in stderr and stderr.rstrip().endswith("\ninterrupted"), stderr
+    _, alive = psutil.wait_procs(children, timeout=10)
+    assert alive == [], f"left behind: {alive}"
 
 
 def free_port() -> int:
