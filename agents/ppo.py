@@ -117,7 +117,7 @@ class PPOAgent:
         if state.is_terminal:
             raise ValueError("the game is over: there is no move to play")
         game = game_of(state)
-        if game is not self.net.game:
+        if game is not self.net.game and game != self.net.game:  # a policy sent to a worker process: a copy
             if game.name not in self.games:
                 raise ValueError(game_refusal(self, self.name, game.name))
             self._load(pretrained_path(game))  # the shipped policies: the one for this game

@@ -152,8 +152,8 @@ class Policy:
 
     def act(self, state: Any, rng: np.random.Generator | None = None) -> int:
         """The action of the player to move in ``state`` (a State of this policy's game)."""
-        if game_of(state) is not self.game:
-            raise ValueError(f"this policy plays {self.game.name}, not {game_of(state).name}")
+        if (game := game_of(state)) is not self.game and game != self.game:  # a copy in a worker process
+            raise ValueError(f"this policy plays {self.game.name}, not {game.name}")
         player = state.to_move
         observation = observe(state, player, self.features)
         relative = self.relative_action(observation, relative_legal_mask(state), rng)

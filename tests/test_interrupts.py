@@ -143,15 +143,22 @@ def test_ctrl_c_while_the_web_worker_thinks_in_awale_serve(tmp_path):
     assert created["status"] == 201  # the request under way was answered before the server stopped
 
 
-def test_sigterm_to_a_trainer_alone_stops_it_and_its_workers_with_one_line(tmp_path):
-    """As ``docker stop`` or a scheduler ends a job: SIGTERM to the trainer's process only, while its pool of worker
-    processes plays the teacher's games; the trainer ends them."""
+TEACHER_POOL = ["--teacher-games", "2000", "--teacher-depth", "5", "--teacher-games-per-chunk", "10"]
+SUBPROC_ENVS = ["--vec-env", "subproc", "--n-envs", "2", "--league", "mcts:simulations=2000", "--pool-league", "1"]
+
+
+@pytest.mark.parametrize("workers", [TEACHER_POOL, SUBPROC_ENVS], ids=["teacher-games", "subproc-envs"])
+def test_sigterm_to_a_trainer_alone_stops_it_and_its_workers_with_one_line(tmp_path, workers):
+    """As ``docker stop`` or a scheduler ends a job: SIGTERM to the trainer's process only, while its worker
+    processes play (the teacher's games, or the learner's games with ``--vec-env subproc``); the trainer ends them."""
     run = tmp_path / "run"
-    args = ["train", "ppo", "--run-dir", str(run), "--teacher-games", "2000", "--teacher-depth", "5"]
-    command = Command(tmp_path, *args, "--teacher-games-per-chunk", "10", "--teacher-workers", "2", "--no-progress")
+    command = Command(tmp_path, "train", "ppo", "--run-dir", str(run), *workers, "--no-progress")
     trainer = psutil.Process(command.process.pid)
-    wait_for(lambda: len(trainer.children()) >= 3, 120, "the teacher's workers")  # and the resource tracker
-    wait_for(lambda: any((run / "teacher").rglob("chunk-*.npz")), 120, "the workers to play")
+    wait_for(lambda: len(trainer.children()) >= 3, 120, "the workers")  # and multiprocessing's resource tracker
+    playing = (lambda: any((run / "teacher").rglob("chunk-*.npz"))) if workers is TEACHER_POOL else (
+        lambda: (run / "tb").is_dir())  # fmt: skip
+    wait_for(playing, 120, "the workers to play")
+    time.sleep(1.0)
     children = trainer.children(recursive=True)
     command.process.send_signal(signal.SIGTERM)
     code = command.process.wait(timeout=60)

@@ -31,6 +31,7 @@ RESUMABLE = (
     "keep_checkpoints",
     "torch_threads",
     "progress",
+    "vec_env",
     "teacher_workers",
 )
 
@@ -61,6 +62,8 @@ BOUNDS = {
 }
 NETWORKS = tuple(SHAPE_OPTIONS)
 MAX_ROLLOUT = 1 << 20
+#: Where the n_envs games are stepped (rl-baselines3-zoo's ``--vec-env``): SB3's DummyVecEnv or SubprocVecEnv.
+VEC_ENVS = ("dummy", "subproc")
 MAX_LAYERS = 16
 MAX_WIDTH = 4096
 
@@ -79,6 +82,9 @@ class Args:
     """learner moves to train for"""
     n_envs: int = 16
     """games played side by side"""
+    vec_env: str = "dummy"
+    """where those games are stepped: dummy (in the learner's process) or subproc (one worker process each, so
+    searching opponents such as an MCTS league think in parallel)"""
     n_steps: int = 256
     """moves per game slot per update (an update learns from n_envs * n_steps moves)"""
     batch_size: int = 1024
@@ -212,6 +218,8 @@ def check_args(args: Args) -> None:
         raise ValueError("--pool-random, --pool-greedy, --pool-league and --pool-snapshots must not all be 0")
     if args.pool_league > 0 and not args.league:
         raise ValueError("--pool-league needs agents in --league (e.g. --league alphabeta:depth=2)")
+    if args.vec_env not in VEC_ENVS:
+        raise ValueError(f"--vec-env must be one of {', '.join(VEC_ENVS)}, got {args.vec_env!r}")
     if args.network not in NETWORKS:
         raise ValueError(f"--network must be one of {', '.join(NETWORKS)}, got {args.network!r}")
     if args.network == RING_KIND and args.features != "board":

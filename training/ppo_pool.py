@@ -4,14 +4,19 @@ snapshots of the learner), the envs that play against it, and the evaluation gam
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import gymnasium
 import numpy as np
+import torch
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
 import agents
 from agents.ppo import PPOAgent
-from agents.ppo_policy import PolicyNet
+from agents.ppo_policy import Policy
 from agents.ppo_sb3 import sb3_env
+from training.competition.pool import workers_ignore_interrupts
 from training.ppo_config import Args
 
 
@@ -34,9 +39,9 @@ class OpponentPool:
         self.recent_bias = args.recent_bias
         self.size = args.pool_size
         self.deterministic = args.snapshot_deterministic
-        self.snapshots: list[tuple[int, PolicyNet]] = []  # (learner moves when taken, policy), oldest first
+        self.snapshots: list[tuple[int, Policy]] = []  # (learner moves when taken, policy), oldest first
 
-    def add(self, step: int, net: PolicyNet) -> None:
+    def add(self, step: int, net: Policy) -> None:
         self.snapshots.append((step, net))
         del self.snapshots[: -self.size]
 
@@ -79,11 +84,49 @@ class PoolOpponent:
         return self.player.act(state)
 
 
-def make_env(pool: OpponentPool, args: Args, seed: int):
-    def build():
-        return sb3_env(args.game, PoolOpponent(pool, seed), args.features, args.shaping, "random", args.max_plies)
+class PoolEnv(gymnasium.Wrapper):
+    """A learner's env with the pool its opponents come from: in a worker process of ``--vec-env subproc``, the
+    pool is that process's copy, which the learner's new snapshots reach through :meth:`add_snapshot`."""
+
+    def __init__(self, env: gymnasium.Env, pool: OpponentPool) -> None:
+        super().__init__(env)
+        self.pool = pool
+
+    def add_snapshot(self, step: int, net: Policy) -> None:
+        self.pool.add(step, net)
+
+
+def make_env(pool: OpponentPool, args: Args, seed: int) -> Callable[[], gymnasium.Env]:
+    def build() -> gymnasium.Env:
+        torch.set_num_threads(args.torch_threads)  # in a worker process: its snapshots play on as many threads
+        env = sb3_env(args.game, PoolOpponent(pool, seed), args.features, args.shaping, "random", args.max_plies)
+        return PoolEnv(env, pool)
 
     return build
+
+
+def learner_envs(pool: OpponentPool, args: Args, seed: int) -> VecEnv:
+    """The ``args.n_envs`` games the learner plays, stepped in its own process (``--vec-env dummy``: one pool for
+    all) or each in a worker process (``subproc``: started with Ctrl-C ignored, which reaches the learner alone;
+    ``close()`` ends them, and a worker whose learner died ends with its pipe)."""
+    builders = [make_env(pool, args, seed * 1000 + i) for i in range(args.n_envs)]
+    if args.vec_env == "dummy":
+        return DummyVecEnv(builders)
+    with workers_ignore_interrupts():
+        return SubprocVecEnv(builders, start_method="spawn")  # spawn: a new process keeps the ignored Ctrl-C
+
+
+def close_envs(env: VecEnv) -> None:
+    """Close the learner's envs; worker processes that died or do not answer are ended, not waited for."""
+    try:
+        env.close()
+    except (EOFError, OSError):  # a worker died (its error is on stderr): its pipe is closed
+        pass
+    for process in getattr(env, "processes", ()):
+        process.join(timeout=5)
+        if process.is_alive():
+            process.kill()
+            process.join()
 
 
 # --- evaluation ----------------------------------------------------------------------------------------------------
@@ -93,7 +136,7 @@ OPENING_PLIES = 4  # random plies before each evaluation pair of games, as in th
 
 
 def evaluate(
-    net: PolicyNet, opponent: str, games: int, seed: int | list[int], max_plies: int | None = None
+    net: Policy, opponent: str, games: int, seed: int | list[int], max_plies: int | None = None
 ) -> dict[str, Any]:
     """Play ``games`` games (mirrored pairs sharing a random opening, seats swapped) of the deterministic policy
     against ``opponent`` (a spec) on the policy's game; return the counts and the win rate. Draws only on its own

@@ -42,7 +42,6 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
 from stable_baselines3.common.utils import set_random_seed
-from stable_baselines3.common.vec_env import DummyVecEnv
 
 from agents.alphazero.network import RingNet
 from agents.ppo_sb3 import load_networks, new_sb3_model, policy_of, restore_sb3
@@ -61,7 +60,7 @@ from training.ppo_checkpoints import (
     write_checkpoint,
 )
 from training.ppo_config import RESUMABLE, TRAINER_NAME, Args, from_alphazero, resolved
-from training.ppo_pool import OpponentPool, evaluate, make_env
+from training.ppo_pool import OpponentPool, close_envs, evaluate, learner_envs
 
 # --- the training loop ---------------------------------------------------------------------------------------------
 
@@ -97,13 +96,20 @@ class SelfPlay(BaseCallback):
         args, trainer, steps = self.args, self.trainer, self.num_timesteps
         trainer["updates"] += 1
         if trainer["updates"] % args.snapshot_every == 0:
-            self.pool.add(steps, policy_of(self.model.policy, dataclasses.asdict(args)))
+            self.add_snapshot(steps)
         if final or steps >= trainer["next_eval"]:
             self.evaluate(steps)
             trainer["next_eval"] = (steps // args.eval_every + 1) * args.eval_every
         if final or steps >= trainer["next_checkpoint"]:
             trainer["next_checkpoint"] = (steps // args.checkpoint_every + 1) * args.checkpoint_every
             self.checkpoint(steps)
+
+    def add_snapshot(self, steps: int) -> None:
+        """The learner as it is now joins the pool (and each worker process's copy of it)."""
+        net = policy_of(self.model.policy, dataclasses.asdict(self.args))
+        self.pool.add(steps, net)
+        if self.args.vec_env != "dummy":
+            self.training_env.env_method("add_snapshot", steps, net)
 
     def evaluate(self, steps: int) -> None:
         net = policy_of(self.model.policy, dataclasses.asdict(self.args))
@@ -151,7 +157,7 @@ def train(args: Args) -> Path:
         trainer = saved
         pool.snapshots = resumed.pool
     env_seed = args.seed + (resumed.num_timesteps if resumed else 0)  # a resume plays new games, not the first again
-    env = DummyVecEnv([make_env(pool, args, env_seed * 1000 + i) for i in range(args.n_envs)])
+    env = learner_envs(pool, args, env_seed)
     model = new_sb3_model(dataclasses.asdict(args), env, seed=args.seed)
     env.seed(env_seed)
     if resumed:
@@ -184,7 +190,7 @@ def train(args: Args) -> Path:
     finally:
         progress.close()
         writer.close()
-        env.close()
+        close_envs(env)
     return run_dir / CHECKPOINT
 
 
@@ -222,7 +228,7 @@ def first_point(model: MaskablePPO, args: Args, callback: SelfPlay) -> None:
     """The starting network (cloned or given) before self-play: evaluate it, add it to the pool and write the
     checkpoint of move 0 (a resume goes on from it)."""
     callback.init_callback(model)
-    callback.pool.add(0, policy_of(model.policy, dataclasses.asdict(args)))
+    callback.add_snapshot(0)
     callback.evaluate(0)
     callback.trainer["next_eval"] = args.eval_every
     callback.checkpoint(0)

@@ -1,0 +1,65 @@
+"""``--vec-env subproc``: the learner's games stepped in worker processes (their opponents think in parallel) give the
+run ``--vec-env dummy`` gives, the learner's snapshots included, and leave no worker behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from test_ppo_selfplay import tiny_args  # noqa: E402
+
+from agents.ppo_checkpoint import open_checkpoint  # noqa: E402
+from training.ppo_config import Args, resolved  # noqa: E402
+from training.ppo_selfplay import train  # noqa: E402
+
+
+def workers() -> list[psutil.Process]:
+    return [p for p in psutil.Process().children(recursive=True) if "spawn_main" in " ".join(p.cmdline())]
+
+
+def test_worker_processes_play_the_same_run_as_the_learners_own_process(tmp_path):
+    # snapshots of the learner are most of the pool from the first update on: a worker that missed them would play
+    # greedy instead, other games, and train another network
+    options = dict(total_timesteps=512, pool_random=0.0, pool_greedy=1.0, pool_snapshots=3.0, snapshot_every=1,
+                   eval_every=512, checkpoint_every=512, eval_opponents=("greedy",))  # fmt: skip
+    in_process = train(tiny_args(tmp_path / "dummy", **options))
+    in_workers = train(tiny_args(tmp_path / "subproc", vec_env="subproc", **options))
+    with open_checkpoint(in_process) as a, open_checkpoint(in_workers) as b:
+        assert a.read("pool/index.json") == b.read("pool/index.json") == b"[256, 384, 512]"
+        assert a.read("policy.npz") == b.read("policy.npz")
+    assert (tmp_path / "dummy" / "eval.csv").read_text() != ""
+    assert workers() == []
+
+
+def test_an_unknown_vec_env_is_refused_with_the_choices():
+    with pytest.raises(ValueError, match="--vec-env must be one of dummy, subproc, got 'ray'"):
+        resolved(Args(run_dir="unused", vec_env="ray"))
+
+
+def test_ctrl_c_in_a_terminal_stops_the_learner_and_its_worker_processes_with_one_line(tmp_path):
+    """A terminal sends SIGINT to the whole process group: the workers leave it to the learner, which ends them."""
+    run = tmp_path / "run"
+    options = ["--run-dir", str(run), "--vec-env", "subproc", "--n-envs", "2", "--n-steps", "64", "--batch-size", "64",
+               "--net-arch", "16", "--eval-opponents", "random", "--eval-games", "2", "--checkpoint-every", "128",
+               "--total-timesteps", "100000000", "--no-progress"]  # fmt: skip
+    process = subprocess.Popen([sys.executable, "-m", "training.ppo_selfplay", *options], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    deadline = time.monotonic() + 300
+    while not (run / "checkpoints" / "last.zip").exists():
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.1)
+    children = psutil.Process(process.pid).children(recursive=True)
+    assert len([p for p in children if "spawn_main" in " ".join(p.cmdline())]) == 2
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130 and err == f"stopped; resume with: awale train ppo --run-dir {run} --resume\n"
+    _, alive = psutil.wait_procs(children, timeout=10)
+    assert alive == [], f"left behind: {alive}"
