@@ -7,8 +7,10 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
+import numpy as np
 import psutil
 import pytest
 
@@ -18,6 +20,7 @@ from test_ppo_selfplay import tiny_args  # noqa: E402
 
 from agents.ppo_checkpoint import open_checkpoint  # noqa: E402
 from training.ppo_config import Args, resolved  # noqa: E402
+from training.ppo_pool import WORKER_GRACE_S, OpponentPool, close_envs, learner_envs  # noqa: E402
 from training.ppo_selfplay import train  # noqa: E402
 
 
@@ -63,3 +66,25 @@ def test_ctrl_c_in_a_terminal_stops_the_learner_and_its_worker_processes_with_on
     assert process.returncode == 130 and err == f"stopped; resume with: awale train ppo --run-dir {run} --resume\n"
     _, alive = psutil.wait_procs(children, timeout=10)
     assert alive == [], f"left behind: {alive}"
+
+
+@pytest.mark.parametrize("opponent", ["greedy", "mcts:time=15"])
+def test_envs_close_after_an_interrupted_step_without_waiting_for_ever(opponent):
+    """Ctrl-C or SIGTERM in the middle of a step: one worker's answer read, the other's not (SB3's own close then
+    waits for ever), or an opponent thinking for 15 s: the workers are asked to stop, then killed."""
+    args = Args(run_dir="unused", n_envs=2, vec_env="subproc", league=(opponent,), pool_random=0.0, pool_greedy=0.0,
+                pool_snapshots=0.0, pool_league=1.0)  # fmt: skip
+    env = learner_envs(OpponentPool(args), args, seed=1)
+    processes = list(env.processes)
+    env.reset()
+    masks = np.stack(env.env_method("action_masks"))
+    env.step_async(masks.argmax(axis=1))
+    if opponent == "greedy":
+        env.remotes[0].recv()  # as step_wait does, until the interrupt
+    closing = threading.Thread(target=close_envs, args=(env,))
+    start = time.monotonic()
+    closing.start()
+    closing.join(timeout=30)
+    assert not closing.is_alive(), "close_envs is still waiting"
+    assert time.monotonic() - start < WORKER_GRACE_S + 5
+    assert not any(process.is_alive() for process in processes) and env.closed

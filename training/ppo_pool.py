@@ -4,6 +4,8 @@ snapshots of the learner), the envs that play against it, and the evaluation gam
 
 from __future__ import annotations
 
+import contextlib
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -108,7 +110,7 @@ def make_env(pool: OpponentPool, args: Args, seed: int) -> Callable[[], gymnasiu
 def learner_envs(pool: OpponentPool, args: Args, seed: int) -> VecEnv:
     """The ``args.n_envs`` games the learner plays, stepped in its own process (``--vec-env dummy``: one pool for
     all) or each in a worker process (``subproc``: started with Ctrl-C ignored, which reaches the learner alone;
-    ``close()`` ends them, and a worker whose learner died ends with its pipe)."""
+    :func:`close_envs` ends them, and a worker whose learner died ends with its pipe)."""
     builders = [make_env(pool, args, seed * 1000 + i) for i in range(args.n_envs)]
     if args.vec_env == "dummy":
         return DummyVecEnv(builders)
@@ -116,17 +118,29 @@ def learner_envs(pool: OpponentPool, args: Args, seed: int) -> VecEnv:
         return SubprocVecEnv(builders, start_method="spawn")  # spawn: a new process keeps the ignored Ctrl-C
 
 
+#: Seconds the worker processes are given to stop once asked (each may finish its step under way); then they are killed.
+WORKER_GRACE_S = 5.0
+
+
 def close_envs(env: VecEnv) -> None:
-    """Close the learner's envs; worker processes that died or do not answer are ended, not waited for."""
-    try:
+    """Close the learner's envs. Worker processes are asked to stop, given :data:`WORKER_GRACE_S` in all, then killed:
+    after a step that Ctrl-C or SIGTERM interrupted, SB3's own ``close`` would wait for answers it had already read
+    (for ever) or for an opponent still thinking."""
+    if not isinstance(env, SubprocVecEnv):
         env.close()
-    except (EOFError, OSError):  # a worker died (its error is on stderr): its pipe is closed
-        pass
-    for process in getattr(env, "processes", ()):
-        process.join(timeout=5)
+        return
+    for remote in env.remotes:
+        with contextlib.suppress(OSError):  # a worker that died has closed its end
+            remote.send(("close", None))
+    deadline = time.monotonic() + WORKER_GRACE_S
+    for process in env.processes:
+        process.join(timeout=max(0.0, deadline - time.monotonic()))
         if process.is_alive():
             process.kill()
             process.join()
+    for remote in env.remotes:
+        remote.close()
+    env.closed = True
 
 
 # --- evaluation ----------------------------------------------------------------------------------------------------
