@@ -151,13 +151,13 @@ def load_text(provenance: dict[str, Any]) -> str:
     return f"load {before:.1f}-{after:.1f}"
 
 
-def machine_text(provenance: dict[str, Any]) -> str:
+def machine_text(provenance: dict[str, Any], with_torch: bool = True) -> str:
     machine = provenance.get("machine", {})
     parts = [f"{machine.get('cores', '?')} cores {machine.get('cpu', '?')}"]
     if machine.get("memory_gb"):
         parts.append(f"{machine['memory_gb']:.0f} GB")
     parts.append(f"Python {machine.get('python', '?')}")
-    if machine.get("torch"):
+    if machine.get("torch") and with_torch:
         parts.append(f"torch {machine['torch']}")
     return ", ".join(parts)
 
@@ -240,6 +240,11 @@ BENCHMARK_ROWS: list[tuple[str, str, list[tuple[str, str, str]]]] = [
         [("ppo", "env_tactics_vs_random", "int"), ("ppo", "env_tactics_vs_snapshot", "int")],
     ),
     (
+        "PPO learner's 16 games against `mcts:simulations=2000`",
+        "{} moves/s in worker processes (`--vec-env subproc`), {} in the learner's process (wall-clock)",
+        [("ppo_vec_env", "subproc_moves_per_s", "int"), ("ppo_vec_env", "dummy_moves_per_s", "int")],
+    ),
+    (
         "AlphaZero self-play, 64x4 net, 100 simulations, 2 workers",
         "{} moves/s, {} network evaluations/s (wall-clock)",
         [("alphazero", "self_play.moves_per_s", "int"), ("alphazero", "self_play.evaluations_per_s", "int")],
@@ -260,7 +265,9 @@ def benchmark_table(cache: dict[str, Result]) -> str:
         when = "; ".join(f"{origin['date'][:10]}, {load_text(origin)}" for origin in origins)
         rows.append(f"| {what} | {template.format(*texts)} | {when} |")
     rows.append("")
-    rows.append(f"Machine: {machine_text(load(files[0], cache).provenance)}. Made by:")
+    machines = list(dict.fromkeys(machine_text(load(name, cache).provenance, with_torch=False) for name in files))
+    said = f"Machine: {machines[0]}" if len(machines) == 1 else f"Machines: {'; '.join(machines)} (each file's below)"
+    rows.append(f"{said}. Made by:")
     rows.append("")
     rows += [f"- {name}: {source_text(load(name, cache))}" for name in files]
     return "\n".join(rows)
