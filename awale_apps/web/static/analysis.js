@@ -82,11 +82,13 @@ async function guarded(action) {
 }
 
 let sourcesByName = {}; // GET /api/sources, by name
+let gamesRequest = 0; // the newest loadGames: an older one's answer, come late, is dropped
 
 async function loadSources(selected) {
   const sources = await api("GET", "/api/sources");
   sourcesByName = Object.fromEntries(sources.map((source) => [source.name, source]));
   const select = $("replay-source");
+  const chosen = select.value || selected; // a source chosen while the list was loading stays chosen
   select.replaceChildren();
   for (const source of sources) {
     const option = document.createElement("option");
@@ -94,16 +96,18 @@ async function loadSources(selected) {
     option.textContent = `${source.title} (${source.games ?? "cannot be read now"})`;
     select.appendChild(option);
   }
-  if (selected) select.value = selected;
+  if (chosen) select.value = chosen;
   await loadGames();
 }
 
 async function loadGames() {
+  const request = ++gamesRequest;
   const source = $("replay-source").value;
   const select = $("replay-game");
+  const rows = source ? await api("GET", `/api/sources/${source}/games`) : [];
+  if (request !== gamesRequest) return;
   select.replaceChildren();
   if (!source) return;
-  const rows = await api("GET", `/api/sources/${source}/games`);
   for (const row of rows) {
     const option = document.createElement("option");
     option.value = row.key;
