@@ -24,8 +24,10 @@ from training.ppo_pool import WORKER_GRACE_S, OpponentPool, close_envs, learner_
 from training.ppo_selfplay import train  # noqa: E402
 
 
-def workers() -> list[psutil.Process]:
-    return [p for p in psutil.Process().children(recursive=True) if "spawn_main" in " ".join(p.cmdline())]
+def workers(parent: psutil.Process | None = None) -> list[psutil.Process]:
+    """The spawned worker processes under ``parent`` (default: this one)."""
+    children = (parent or psutil.Process()).children(recursive=True)
+    return [p for p in children if "spawn_main" in " ".join(p.cmdline())]
 
 
 def test_worker_processes_play_the_same_run_as_the_learners_own_process(tmp_path):
@@ -60,7 +62,7 @@ def test_ctrl_c_in_a_terminal_stops_the_learner_and_its_worker_processes_with_on
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()
         time.sleep(0.1)
     children = psutil.Process(process.pid).children(recursive=True)
-    assert len([p for p in children if "spawn_main" in " ".join(p.cmdline())]) == 2
+    assert len(workers(psutil.Process(process.pid))) == 2
     os.killpg(process.pid, signal.SIGINT)
     _, err = process.communicate(timeout=120)
     assert process.returncode == 130 and err == f"stopped; resume with: awale train ppo --run-dir {run} --resume\n"
