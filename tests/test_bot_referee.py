@@ -54,8 +54,8 @@ for n, line in enumerate(sys.stdin):
                 pids.write(f"{os.getpid()}\\n")
             time.sleep(60)
         print(own, flush=True)
-    elif mode == "chatty":
-        print(own, own, sep="\\n", flush=True)
+    elif mode == "chatty":  # both lines in one write (print would make four under PYTHONUNBUFFERED)
+        os.write(1, f"{own}\\n{own}\\n".encode())
     elif mode == "liar":
         print(f"RESULT {own} 5 0", flush=True)
 """

@@ -24,9 +24,10 @@ from training.competition.store import StoreBusy, StoreError, open_store
 
 AWALE = str(Path(sys.executable).with_name("awale"))
 GAME = "awale16_2025"
-#: Generous start-up: programs start together on a loaded machine; 3 s per move as the course's referee gives (the
-#: bot's budget assumes it), which the sleeper overshoots.
-TIMES = ["--time", "3", "--startup", "60"]
+#: Generous times: programs start together on a loaded machine. The bot keeps to its 2 s budget (made for the course
+#: referee's 3 s), but its first move out of the book waits for the rules to load, up to 3.6 s after launch on 2
+#: cores at load 5 (measured): so 5 s per move here, which the sleeper (30 s) overshoots all the same.
+TIMES = ["--time", "5", "--startup", "60"]
 TIMEOUT = 900
 
 #: A stand-in student program: plays the first legal move (tracking the game with the toolkit's engine), and breaks
@@ -144,7 +145,7 @@ def test_a_class_tournament_gives_the_expected_standings_and_faults(class_tourna
                     state.to_action(rules.parse_move(game.fault.answer.strip("'")))
             else:
                 assert (game.fault.player, game.fault.kind) == ("sleeper", "timeout")
-                assert game.fault.ply in (5, 6) and "no answer within 3 s" in game.fault.detail
+                assert game.fault.ply in (5, 6) and "no answer within 5 s" in game.fault.detail
 
 
 def test_standings_print_as_a_table_csv_and_json_and_sql_gives_them_from_the_file_alone(class_tournament):

@@ -13,8 +13,8 @@ a process group of its own, optionally under a memory limit (``RLIMIT_AS``: a ru
 loses by a crash, the games go on), and kills that whole group when the program exits or crashes (whatever it left
 running), when the referee asks (:meth:`Program.kill`), and when the referee's end of a pipe closes: when the
 referee exits, however it exits, ``kill -9`` included. Nothing a program writes is held without a cap: answer lines
-are read up to :data:`MAX_LINE_BYTES`, standard error goes to a file up to ``stderr_cap`` bytes (the rest is drained
-and dropped), and messages quote short excerpts (:func:`excerpt`).
+are kept up to :data:`MAX_LINE_BYTES` and 16 unread (``answer_lines``), standard error goes to a file up to
+``stderr_cap`` bytes (the rest is drained and dropped), and messages quote short excerpts (:func:`excerpt`).
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from typing import IO, Any
 
 from awale_env.errors import IllegalMoveError
 from awale_env.games import Game
+from training.competition.answer_lines import MAX_LINE_BYTES, AnswerLines, LongLine
 
 #: The seat arguments of the seats 0 (moves first) and 1, by ``seat_style``.
 SEAT_ARGUMENTS = {"names": ("JoueurA", "JoueurB"), "numbers": ("1", "2")}
@@ -46,8 +47,6 @@ MAX_SECONDS = 3600.0
 EXIT_GRACE = 2.0
 #: Lines of a losing program's standard error quoted in the results.
 STDERR_LINES = 3
-#: The longest answer line read (a move is a few bytes): a longer one is a malformed move.
-MAX_LINE_BYTES = 4096
 #: Characters of a program's output quoted in a message.
 EXCERPT_CHARS = 60
 #: Bytes of a program's standard error kept per game (the rest is read and dropped).
@@ -174,19 +173,11 @@ class Fault(Exception):
         self.answer = answer
 
 
-#: What the reader thread queues for an answer line over :data:`MAX_LINE_BYTES`: its beginning and its length.
-@dataclass(frozen=True)
-class LongLine:
-    start: bytes
-    length: int
-
-
 class Program:
-    """A running player program (under its guard, :data:`GUARD_SOURCE`): its standard input, a thread reading its
-    standard output line by line into a queue (each line with the time it arrived; None at the end of output), a
-    thread copying its standard error into a temporary file up to ``stderr_cap`` bytes, kept in
-    :attr:`stderr_bytes` at the end with ``keep_stderr``. ``memory``: its address-space limit in bytes (None:
-    none)."""
+    """A running player program (under its guard, :data:`GUARD_SOURCE`): its standard input, its answer lines
+    (:class:`AnswerLines`: a thread reading its standard output), a thread copying its standard error into a
+    temporary file up to ``stderr_cap`` bytes, kept in :attr:`stderr_bytes` at the end with ``keep_stderr``.
+    ``memory``: its address-space limit in bytes (None: none)."""
 
     def __init__(
         self,
@@ -220,27 +211,14 @@ class Program:
         finally:
             if pass_fds:
                 os.close(pass_fds[0])
-        self.lines: queue.Queue[tuple[str | LongLine | None, float]] = queue.Queue()
+        self.output = AnswerLines(self.process.stdout)
         self.answers = 0
         self.ended = False
         self._threads = [
-            threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True),
+            self.output.thread,
             threading.Thread(target=self._keep_stderr, args=(self.process.stderr,), daemon=True),
         ]
-        for thread in self._threads:
-            thread.start()
-
-    def _read(self, stdout: IO[bytes]) -> None:
-        with stdout:
-            while line := stdout.readline(MAX_LINE_BYTES + 1):
-                if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
-                    length = len(line)
-                    while (more := stdout.readline(1 << 16)) and not more.endswith(b"\n"):
-                        length += len(more)  # read and dropped: the program must not block on a full pipe
-                    self.lines.put((LongLine(line[:EXCERPT_CHARS], length + len(more)), time.perf_counter()))
-                    continue
-                self.lines.put((line.decode("utf-8", errors="replace"), time.perf_counter()))
-        self.lines.put((None, time.perf_counter()))
+        self._threads[1].start()
 
     def _keep_stderr(self, stderr: IO[bytes]) -> None:
         kept, dropped = 0, 0
@@ -279,7 +257,7 @@ class Program:
         """The next line and the seconds it took after ``sent``; Fault if it does not come within ``allowed``
         seconds, came late, is too long, or the program closed its output or ended."""
         try:
-            line, arrived = self.lines.get(timeout=max(0.0, sent + allowed - time.perf_counter()))
+            line, arrived = self.output.next(sent + allowed - time.perf_counter())
         except queue.Empty:
             if self.process.poll() is not None:
                 raise Fault("crash", f"ended without answering ({self._exit()})") from None
@@ -302,7 +280,7 @@ class Program:
         """An excerpt of a line the program wrote beyond its answers, if any arrived; Fault ``crash`` if it ended
         (its output closed) since its last answer."""
         try:
-            line, _ = self.lines.get_nowait()
+            line, _ = self.output.next(0.0)
         except queue.Empty:
             return None
         if line is None:
