@@ -2,8 +2,11 @@
 convolutions of :class:`agents.alphazero.network.RingNet`, its policy head the actor and its value head the critic.
 
 It starts from random weights or from an AlphaZero network (``--init-from alphazero:pretrained``), whose prior it
-then plays, and PPO trains it like the default MLP. It sees the board alone (``features="board"``: the convolutions
-over the ring work out what each move captures) and plays through the network's folded forward pass
+then plays, and PPO trains it like the default MLP. It sees the board (``features="board"``: the convolutions over
+the ring work out what each move captures), or the board and the tactical features (``"tactics"``: each move's
+capture and the opponent's best reply capture, :func:`agents.ppo_policy.tactics`, as more input channels at the
+move's position; :func:`with_tactics` adds them to a board network, their weights zero, so it plays as before and
+PPO learns to use them). It plays through the network's folded forward pass
 (:class:`agents.alphazero.folded.FoldedNet`), so it needs torch, unlike the MLP. Its batch norms stay frozen in
 training (their statistics are the starting network's; their scale and shift learn like any weight), so the saved
 network is an AlphaZero checkpoint's network too.
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 import copy
 import io
-from dataclasses import asdict
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -21,7 +24,7 @@ import torch
 
 from agents.alphazero.folded import FoldedNet
 from agents.alphazero.network import NetworkConfig, RingNet, build_network, check_state_dict
-from agents.ppo_policy import RING_KIND, Policy
+from agents.ppo_policy import FEATURES, RING_KIND, Policy
 from awale_env.errors import CheckpointError
 from awale_env.games import get_game
 
@@ -32,8 +35,23 @@ SHAPE = ("channels", "blocks", "value_hidden")
 
 
 def ring_config(options: dict[str, Any]) -> NetworkConfig:
-    """The network of a run's ``options`` (``game``, ``ring_channels``, ``ring_blocks``); ValueError for bad ones."""
-    return NetworkConfig(channels=options["ring_channels"], blocks=options["ring_blocks"], game=options["game"])
+    """The network of a run's ``options`` (``game``, ``ring_channels``, ``ring_blocks``, ``features``); ValueError
+    for bad ones."""
+    return NetworkConfig(channels=options["ring_channels"], blocks=options["ring_blocks"], game=options["game"],
+                         tactics=options.get("features") == "tactics")  # fmt: skip
+
+
+def with_tactics(net: RingNet) -> RingNet:
+    """A copy of the board network ``net`` that also sees the tactical features: the same weights, and zero weights
+    from the new input channels (the last ones of the stem), so its outputs are ``net``'s until training moves them."""
+    if net.config.tactics:
+        raise ValueError("the network already sees the tactical features")
+    wider = build_network(replace(net.config, tactics=True))
+    state = net.state_dict()
+    stem = torch.zeros_like(wider.stem.weight)
+    stem[:, : state["stem.weight"].shape[1]] = state["stem.weight"]
+    wider.load_state_dict({**state, "stem.weight": stem})
+    return wider.train(net.training)
 
 
 def parameter_count(config: NetworkConfig) -> int:
@@ -45,11 +63,10 @@ def parameter_count(config: NetworkConfig) -> int:
 class RingPolicyNet(Policy):
     """A ring network's policy head as a PPO policy; holds its own copy of the weights."""
 
-    features = "board"
-
     def __init__(self, net: RingNet) -> None:
         self.net = copy.deepcopy(net).eval()
         self.config = net.config
+        self.features = "tactics" if net.config.tactics else "board"
         self.game = get_game(net.config.game)
         self._forward = FoldedNet(self.net)
 
@@ -68,7 +85,7 @@ class RingPolicyNet(Policy):
 
     def to_npz(self) -> bytes:
         buffer = io.BytesIO()
-        shape = {name: np.array(value) for name, value in asdict(self.config).items()}
+        shape = {name: np.array(getattr(self.config, name)) for name in (*SHAPE, "game")}
         tensors = {STATE + name: t.detach().cpu().numpy() for name, t in self.net.state_dict().items()}
         np.savez(buffer, kind=np.array(RING_KIND), features=np.array(self.features), **shape, **tensors)
         return buffer.getvalue()
@@ -84,11 +101,12 @@ class RingPolicyNet(Policy):
         if unexpected or missing:
             wrong = f"array {unexpected[0]!r} is not part" if unexpected else f"array {missing[0]!r} is missing"
             raise CheckpointError(f"{source}: {wrong} of a ring policy (it holds {allowed})")
-        if str(arrays.get("features", "board")) != cls.features:
-            raise CheckpointError(f"{source}: a ring policy sees 'board', not {str(arrays['features'])!r}")
+        features = str(arrays.get("features", "board"))
+        if features not in FEATURES:
+            raise CheckpointError(f"{source}: a ring policy sees {' or '.join(map(repr, FEATURES))}, not {features!r}")
         try:
             shape = {name: int(arrays[name]) for name in SHAPE}
-            config = NetworkConfig(**shape, game=str(arrays["game"]))
+            config = NetworkConfig(**shape, game=str(arrays["game"]), tactics=features == "tactics")
         except (TypeError, ValueError) as error:
             raise CheckpointError(f"{source}: its network's shape is not one this toolkit builds: {error}") from None
         state = {name[len(STATE) :]: torch.from_numpy(a) for name, a in arrays.items() if name.startswith(STATE)}

@@ -16,6 +16,9 @@ from torch import nn
 
 from agents.alphazero.network import NetworkConfig, RingNet, build_network
 
+#: Where the ring network's tensors sit in the SB3 policy's state dict (under its MLP extractor, :class:`RingHeads`).
+RING_PREFIX = "mlp_extractor.net."
+
 
 class RingHeads(nn.Module):
     """SB3's MLP extractor: the network's logits for the actor, its value (B, 1) for the critic."""

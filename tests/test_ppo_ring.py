@@ -88,7 +88,7 @@ def test_a_ring_run_from_random_weights_on_another_game_plays_it(tmp_path):
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        (dict(features="tactics"), "--network ring sees the board alone"),
+        (dict(features="pixels"), "--features: features must be one of board, tactics"),
         (dict(network="cnn"), "--network must be one of mlp, ring"),
         (dict(network="mlp", init_from="alphazero:pretrained"), "needs --network ring"),
         (dict(init_from="alphazero:pretrained", ring_channels=32), r"64 channels x 4 blocks .*--ring-channels 32"),
@@ -127,7 +127,8 @@ def crafted(policy: bytes, change) -> bytes:
         (lambda a: a.update({"state.stem.weight": np.zeros((3, 3, 3), np.float32)}), "stem.weight"),
         (lambda a: a.update({"state.stem.weight": np.full_like(a["state.stem.weight"], np.nan)}), "stem.weight"),
         (lambda a: a.pop("state.trunk.0.conv1.weight"), "trunk.0.conv1.weight"),
-        (lambda a: a.update(features=np.array("tactics")), "sees 'board'"),
+        (lambda a: a.update(features=np.array("pixels")), "sees 'board' or 'tactics', not 'pixels'"),
+        (lambda a: a.update(features=np.array("tactics")), "stem.weight"),  # a board network's tensors
     ],
 )
 def test_a_crafted_ring_policy_is_refused_naming_what_is_wrong(from_alphazero, change, message):

@@ -14,6 +14,7 @@ import json
 import os
 import random
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from sb3_contrib import MaskablePPO
 
 import agents
 from agents.alphazero import agent as alphazero_agent
-from agents.alphazero.network import RingNet, load_network
+from agents.alphazero.network import NetworkConfig, RingNet, build_network, check_state_dict, load_network
 from agents.checkpoint import atomic_write
 from agents.ppo import pretrained_path
 from agents.ppo_checkpoint import (
@@ -37,7 +38,9 @@ from agents.ppo_checkpoint import (
     read_config,
     read_training_checkpoint,
 )
-from agents.ppo_ring import ring_config
+from agents.ppo_policy import RING_KIND
+from agents.ppo_ring import ring_config, with_tactics
+from agents.ppo_ring_sb3 import RING_PREFIX
 from agents.ppo_sb3 import policy_of, sb3_members
 from awale_env.errors import CheckpointError
 from training import runs
@@ -170,9 +173,11 @@ def saved_options(run_dir: Path) -> dict[str, Any] | None:
     return options
 
 
-def initial_checkpoint(args: Args) -> TrainingCheckpoint:
+def initial_checkpoint(args: Args) -> TrainingCheckpoint | RingNet:
     """The checkpoint ``--init-from`` names, read and checked against the run's options (``args`` resolved):
-    CheckpointError for a file that is not a trainable PPO checkpoint, ValueError for one of another network."""
+    CheckpointError for a file that is not a trainable PPO checkpoint, ValueError for one of another network. A ring
+    network that sees the board, for a run with ``--features tactics``, comes as its network with the tactical
+    inputs added (:func:`agents.ppo_ring.with_tactics`)."""
     path = pretrained_path(args.game) if args.init_from == "pretrained" else Path(args.init_from)
     if args.init_from == "pretrained" and not path.is_file():
         raise ValueError(f"--init-from pretrained: no PPO policy is shipped for {args.game}; give a checkpoint's path")
@@ -180,14 +185,25 @@ def initial_checkpoint(args: Args) -> TrainingCheckpoint:
     mine = {"game": args.game, "features": args.features, **network_shape(dataclasses.asdict(args))}
     mine = {name: runs.plain(value) for name, value in mine.items()}
     theirs = {**source.args, **network_shape(source.args)}
+    widen = args.network == RING_KIND and (theirs.get("features"), args.features) == ("board", "tactics")
     differ = [
         f"{runs.option(name)} {theirs.get(name)} (this run: {value})"
         for name, value in mine.items()
-        if theirs.get(name) != value
+        if theirs.get(name) != value and not (widen and name == "features")
     ]
     if differ:
         raise ValueError(f"--init-from {path} is a network of another shape: it has {'; '.join(differ)}")
-    return source
+    return with_tactics(ring_network(source, replace(ring_config(dataclasses.asdict(args)), tactics=False))) if widen \
+        else source  # fmt: skip
+
+
+def ring_network(source: TrainingCheckpoint, config: NetworkConfig) -> RingNet:
+    """The ring network of ``source``'s SB3 policy (of shape ``config``); CheckpointError if it is not one."""
+    state = {name[len(RING_PREFIX) :]: t for name, t in source.policy.items() if name.startswith(RING_PREFIX)}
+    check_state_dict(state, config, str(source.path))
+    net = build_network(config)
+    net.load_state_dict(state)
+    return net
 
 
 def initial_alphazero(args: Args) -> RingNet:
@@ -207,6 +223,8 @@ def initial_alphazero(args: Args) -> RingNet:
         raise ValueError(f"--init-from {args.init_from}: no AlphaZero network is shipped for {args.game}")
     net = load_network(file, args.game)
     wanted = ring_config(dataclasses.asdict(args))
+    if net.config == replace(wanted, tactics=False) != wanted:
+        return with_tactics(net)
     if net.config != wanted:
         raise ValueError(
             f"--init-from {args.init_from} is a network of {net.config.channels} channels x {net.config.blocks} blocks "

@@ -110,9 +110,11 @@ class Args:
     """convolution channels of the ring network (--network ring)"""
     ring_blocks: int = 4
     """residual blocks of the ring network (--network ring)"""
-    features: Annotated[str | None, runs.computed_default("tactics where the game has them, else board", "STR")] = None
+    features: Annotated[
+        str | None, runs.computed_default("board for --network ring, else tactics where the game has them", "STR")
+    ] = None
     """the network's input: board (the env's observation) or tactics (board + each move's captures and the reply's;
-    --network mlp only)"""
+    a ring network sees them as more input channels, added to an --init-from board network with zero weights)"""
     max_plies: Annotated[int | None, runs.computed_default("the game's ply limit", "INT")] = None
     """the ply limit of the games"""
     shaping: float = 1.0
@@ -222,8 +224,6 @@ def check_args(args: Args) -> None:
         raise ValueError(f"--vec-env must be one of {', '.join(VEC_ENVS)}, got {args.vec_env!r}")
     if args.network not in NETWORKS:
         raise ValueError(f"--network must be one of {', '.join(NETWORKS)}, got {args.network!r}")
-    if args.network == RING_KIND and args.features != "board":
-        raise ValueError(f"--network ring sees the board alone: --features board, got {args.features!r}")
     if args.network == RING_KIND and args.teacher_games and args.init_from is None:
         raise ValueError(
             "--teacher-games from random weights clones into the MLP; a ring network starts from --init-from "

@@ -24,11 +24,16 @@ if TYPE_CHECKING:
 
 
 @njit(cache=True)
-def board_planes(obs, board_index, board_entries, own, out):
+def board_planes(obs, board_index, board_entries, obs_size, own, per_position, out):
     """The network's input, one row per (observation, position): each board plane's entry, the observation's
-    entries after ``board_entries`` (stores, ply fraction) and 1 at the mover's positions (``own``)."""
+    entries from ``board_entries`` to ``obs_size`` (stores, ply fraction), 1 at the mover's positions (``own``), and
+    for observations followed by tactical features (:class:`~agents.alphazero.network.RingNet`'s ``tactics``) the
+    two of each relative action ``a`` at position ``a // per_position``, channels ``a % per_position`` and
+    ``per_position + a % per_position`` after the others (0 where a position has no such action)."""
     channels, positions = board_index.shape
-    extra = obs.shape[1] - board_entries
+    extra = obs_size - board_entries
+    num_actions = (obs.shape[1] - obs_size) // 2
+    first = channels + extra + 1
     for b in range(obs.shape[0]):
         for p in range(positions):
             row = b * positions + p
@@ -37,6 +42,13 @@ def board_planes(obs, board_index, board_entries, own, out):
             for s in range(extra):
                 out[row, channels + s] = obs[b, board_entries + s]
             out[row, channels + extra] = own[p]
+            for c in range(first, out.shape[1]):
+                out[row, c] = 0.0
+        for a in range(num_actions):
+            row = b * positions + a // per_position
+            channel = first + a % per_position
+            out[row, channel] = obs[b, obs_size + a]
+            out[row, channel + per_position] = obs[b, obs_size + num_actions + a]
 
 
 @njit(cache=True)
@@ -105,7 +117,8 @@ def _fold(conv: nn.Conv1d, bn: nn.BatchNorm1d | None = None) -> tuple[torch.Tens
 
 
 class FoldedNet:
-    """``net``'s forward pass in evaluation mode, numpy in and out (observations ``(B, obs_size)`` -> relative
+    """``net``'s forward pass in evaluation mode, numpy in and out (observations ``(B, obs_size)``, with ``tactics``
+    followed by their tactical features, -> relative
     logits ``(B, num_actions)``, values ``(B,)``): the same outputs to float rounding. Holds a copy of the weights
     (later changes to ``net`` do not reach it) and work buffers reused from call to call, so one FoldedNet serves
     one thread."""
@@ -123,7 +136,8 @@ class FoldedNet:
             self.fc1 = (net.value_fc1.weight.detach().numpy().copy(), net.value_fc1.bias.detach().numpy().copy())
             self.fc2 = (net.value_fc2.weight.detach().numpy().copy(), net.value_fc2.bias.detach().numpy().copy())
         self.board_index = net.board_index.numpy().astype(np.int64)
-        self.board_entries = net.board_entries
+        self.board_entries, self.obs_size = net.board_entries, net.obs_size
+        self.input_size = net.obs_size + (2 * net.num_actions if net.config.tactics else 0)
         self.own = net.own_plane.numpy().reshape(-1).copy()
         self.own_index = net.own_index.numpy().astype(np.int64)
         self.other_index = net.other_index.numpy().astype(np.int64)
@@ -155,10 +169,12 @@ class FoldedNet:
 
     def __call__(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         obs = np.ascontiguousarray(obs, dtype=np.float32)
+        if obs.ndim != 2 or obs.shape[1] != self.input_size:
+            raise ValueError(f"expected observations of shape (B, {self.input_size}), got {obs.shape}")
         batch = obs.shape[0]
         (planes_t, taps_t, x_t, y_t, head_t), (planes, taps, x, y, head) = self._buffers(batch)
         positions, none = self.positions, x[:0]
-        board_planes(obs, self.board_index, self.board_entries, self.own, planes)
+        board_planes(obs, self.board_index, self.board_entries, self.obs_size, self.own, self.per_position, planes)
         torch.mm(planes_t, self.stem[0], out=taps_t)
         ring_sum(taps, self.stem[1], none, positions, x)
         for (first, first_bias), (second, second_bias) in self.blocks:

@@ -54,17 +54,33 @@ class NetworkConfig:
     """hidden units of the value head"""
     game: str = DEFAULT_GAME
     """the game it plays (``awale_env.games.GAMES``)"""
+    tactics: bool = False
+    """whether each observation is followed by the PPO policies' tactical features (2 per relative action:
+    :func:`agents.ppo_policy.tactics`), seen as :func:`tactic_channels` more input channels; AlphaZero's search feeds
+    the board alone"""
 
     def __post_init__(self) -> None:
         if self.game not in GAMES:
             raise ValueError(f"NetworkConfig.game must be one of {', '.join(GAMES)}, got {self.game!r}")
+        if not isinstance(self.tactics, bool):
+            raise ValueError(f"NetworkConfig.tactics must be true or false, got {self.tactics!r}")
         for name, limit in NETWORK_LIMITS.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limit:
                 raise ValueError(f"NetworkConfig.{name} must be an integer from 1 to {limit}, got {value!r}")
 
-    def to_dict(self) -> dict[str, int | str]:
-        return asdict(self)
+    def to_dict(self) -> dict[str, int | str | bool]:
+        """The fields, ``tactics`` only when set: a board network's dict (AlphaZero's checkpoints) is as before."""
+        fields = asdict(self)
+        if not self.tactics:
+            del fields["tactics"]
+        return fields
+
+
+def tactic_channels(game: Game) -> int:
+    """The input channels the tactical features take: at each position, each of its actions' two features (relative
+    action ``a`` is position ``a // P``, channel ``a % P`` then ``P + a % P``)."""
+    return 2 * game.actions_per_position
 
 
 def _conv(in_channels: int, out_channels: int, kernel: int) -> nn.Conv1d:
@@ -102,6 +118,7 @@ class RingNet(nn.Module):
         own_index = sorted(set(game.own_positions))  # as lists, not torch.nonzero: a net also builds on the meta device
         other_index = [p for p in range(positions) if p not in own_index]
         in_channels = len(board_index) + game.obs_size - game.board_entries + 1
+        in_channels += tactic_channels(game) if config.tactics else 0
         c = config.channels
         self.stem = _conv(in_channels, c, 3)
         self.stem_bn = nn.BatchNorm1d(c)
@@ -112,16 +129,24 @@ class RingNet(nn.Module):
         self.value_fc1 = nn.Linear(2 * VALUE_FEATURES, config.value_hidden)
         self.value_fc2 = nn.Linear(config.value_hidden, 1)
         self.positions, self.board_entries, self.num_actions = positions, game.board_entries, game.num_actions
+        self.obs_size, self.per_position = game.obs_size, game.actions_per_position
         self.register_buffer("board_index", board_index, persistent=False)
         self.register_buffer("own_plane", own.float().reshape(1, 1, positions), persistent=False)
         self.register_buffer("own_index", torch.tensor(own_index, dtype=torch.long), persistent=False)
         self.register_buffer("other_index", torch.tensor(other_index, dtype=torch.long), persistent=False)
 
     def planes(self, obs: torch.Tensor) -> torch.Tensor:
-        """(B, obs_size) observations -> (B, in_channels, positions) input planes."""
+        """(B, obs_size) observations (with ``tactics``, followed by their tactical features) -> (B, in_channels,
+        positions) input planes."""
         batch = obs.shape[0]
-        scalars = obs[:, self.board_entries :].unsqueeze(-1).expand(batch, -1, self.positions)
-        return torch.cat([obs[:, self.board_index], scalars, self.own_plane.expand(batch, 1, self.positions)], dim=1)
+        scalars = obs[:, self.board_entries : self.obs_size].unsqueeze(-1).expand(batch, -1, self.positions)
+        planes = [obs[:, self.board_index], scalars, self.own_plane.expand(batch, 1, self.positions)]
+        if self.config.tactics:
+            width = self.positions * self.per_position
+            for start in (self.obs_size, self.obs_size + self.num_actions):
+                features = F.pad(obs[:, start : start + self.num_actions], (0, width - self.num_actions))
+                planes.append(features.reshape(batch, self.positions, self.per_position).transpose(1, 2))
+        return torch.cat(planes, dim=1)
 
     def logits(self, policy: torch.Tensor) -> torch.Tensor:
         """(B, actions_per_position, positions) policy map -> (B, num_actions) logits of the relative actions."""
@@ -269,12 +294,15 @@ def check_state_dict(state: Any, config: NetworkConfig, source: str = "checkpoin
 def network_from_checkpoint(payload: dict[str, Any], key: str = "state_dict", source: str = "checkpoint") -> RingNet:
     """Rebuild the network stored under ``key`` of a :func:`read_checkpoint` payload, its tensors checked against
     its config (:func:`check_state_dict`) before the network is built."""
+    fields = [name for name in NetworkConfig.__dataclass_fields__ if name != "tactics"]  # the PPO policies' alone
     try:
+        if "tactics" in payload["network"]:
+            raise ValueError("'tactics' is not a field of an AlphaZero network (its search feeds the board alone)")
         config = NetworkConfig(**checkpoint_network_config(payload))
     except (TypeError, ValueError) as error:
         raise CheckpointError(
             f"{source}: its network config is not one this toolkit builds ({error}); it holds "
-            f"{', '.join(NetworkConfig.__dataclass_fields__)}, each shape at most its limit {NETWORK_LIMITS}"
+            f"{', '.join(fields)}, each shape at most its limit {NETWORK_LIMITS}"
         ) from None
     check_state_dict(payload.get(key), config, source)
     net = build_network(config)

@@ -1,0 +1,170 @@
+"""``awale train ppo --network ring --features tactics``: the ring network sees each move's tactical features as more
+input channels at the move's position; a board network (the shipped policy, an AlphaZero network) gains them with
+zero weights, so it plays as before until PPO trains them; its file, its play and what it refuses."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+pytest.importorskip("sb3_contrib")
+
+from random_positions import random_states  # noqa: E402
+
+import agents  # noqa: E402
+from agents.alphazero.agent import pretrained_path as alphazero_path  # noqa: E402
+from agents.alphazero.folded import FoldedNet  # noqa: E402
+from agents.alphazero.network import (  # noqa: E402
+    NetworkConfig,
+    build_network,
+    load_network,
+    network_from_checkpoint,
+    read_checkpoint,
+    save_checkpoint,
+)
+from agents.ppo import PPOAgent  # noqa: E402
+from agents.ppo_checkpoint import policy_from_npz, read_training_checkpoint  # noqa: E402
+from agents.ppo_policy import has_tactics, observe  # noqa: E402
+from agents.ppo_ring import RingPolicyNet, with_tactics  # noqa: E402
+from awale_env.errors import CheckpointError  # noqa: E402
+from awale_env.games import DEFAULT_GAME, GAMES, get_game  # noqa: E402
+from training.ppo_selfplay import Args, train  # noqa: E402
+
+TACTICS_GAMES = [name for name in GAMES if has_tactics(name)]
+
+
+def ring_args(run_dir, **changes) -> Args:
+    base = dict(
+        run_dir=str(run_dir), network="ring", features="tactics", total_timesteps=256, n_envs=2, n_steps=64,
+        batch_size=64, n_epochs=1, learning_rate=1e-3, snapshot_every=1, eval_every=256, eval_games=2,
+        eval_opponents=("random",), checkpoint_every=256, progress=False,
+    )  # fmt: skip
+    return Args(**{**base, **changes})
+
+
+def observations(game: str, count: int, seed: int) -> np.ndarray:
+    """Tactics observations of random positions of ``game``, from the mover's side."""
+    return np.stack([observe(s, s.to_move, "tactics") for s in random_states(game, count, seed=seed)])
+
+
+@pytest.mark.parametrize("game", TACTICS_GAMES)
+def test_each_moves_features_are_two_channels_at_its_position(game):
+    """Relative action a: its capture at position a // P in channel a % P of the tactical block, the reply's in
+    channel P + a % P; nothing else there."""
+    rules = get_game(game)
+    net = build_network(NetworkConfig(channels=4, blocks=1, game=game, tactics=True))
+    obs = observations(game, 6, seed=1)
+    planes = net.planes(torch.from_numpy(obs)).numpy()
+    per, actions, size = rules.actions_per_position, rules.num_actions, rules.obs_size
+    block = planes[:, -2 * per :, :]
+    expected = np.zeros_like(block)
+    for a in range(actions):
+        expected[:, a % per, a // per] = obs[:, size + a]
+        expected[:, per + a % per, a // per] = obs[:, size + actions + a]
+    np.testing.assert_array_equal(block, expected)
+    assert obs[:, size:].any()  # the positions do capture something somewhere
+    board = build_network(NetworkConfig(channels=4, blocks=1, game=game))
+    np.testing.assert_array_equal(planes[:, : -2 * per], board.planes(torch.from_numpy(obs[:, :size])).numpy())
+
+
+@pytest.mark.parametrize("game", TACTICS_GAMES)
+def test_the_folded_forward_pass_is_the_networks(game):
+    torch.manual_seed(0)
+    net = build_network(NetworkConfig(channels=8, blocks=2, game=game, tactics=True)).eval()
+    with torch.no_grad():
+        for parameter in net.parameters():
+            parameter.normal_(0, 0.3)
+    obs = observations(game, 9, seed=2)
+    logits, values = FoldedNet(net)(obs)
+    with torch.no_grad():
+        expected_logits, expected_values = net(torch.from_numpy(obs))
+    np.testing.assert_allclose(logits, expected_logits.numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(values, expected_values.numpy(), rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match=r"expected observations of shape \(B, "):
+        FoldedNet(net)(obs[:, : get_game(game).obs_size])  # a board observation: refused, never read past its end
+
+
+def test_a_board_network_gains_the_features_with_zero_weights_and_plays_as_before():
+    source = load_network(alphazero_path(DEFAULT_GAME))
+    wider = with_tactics(source)
+    assert wider.config.tactics and wider.stem.weight.shape[1] == source.stem.weight.shape[1] + 4
+    obs = observations(DEFAULT_GAME, 12, seed=3)
+    with torch.no_grad():
+        before = source(torch.from_numpy(obs[:, : get_game(DEFAULT_GAME).obs_size]))
+        after = wider(torch.from_numpy(obs))
+    for old, new in zip(before, after):
+        torch.testing.assert_close(new, old)
+    with pytest.raises(ValueError, match="already sees"):
+        with_tactics(wider)
+
+
+def test_an_alphazero_checkpoint_stays_as_it_was_and_one_claiming_tactics_is_refused(tmp_path):
+    assert "tactics" not in NetworkConfig().to_dict()
+    assert NetworkConfig(tactics=True).to_dict()["tactics"] is True
+    with pytest.raises(ValueError, match="tactics must be true or false"):
+        NetworkConfig(tactics=1)
+    path = tmp_path / "net.pt"
+    save_checkpoint(path, build_network(NetworkConfig(channels=4, blocks=1)))
+    payload = read_checkpoint(path)
+    assert network_from_checkpoint(payload).config == NetworkConfig(channels=4, blocks=1)
+    payload["network"]["tactics"] = True
+    with pytest.raises(CheckpointError, match="'tactics' is not a field of an AlphaZero network"):
+        network_from_checkpoint(payload)
+
+
+@pytest.fixture(scope="module")
+def from_shipped(tmp_path_factory):
+    """A tiny tactics run started from the shipped PPO policy (a ring network on the board), resumed once."""
+    run_dir = tmp_path_factory.mktemp("tactics") / "run"
+    train(ring_args(run_dir, init_from="pretrained", seed=5))
+    train(ring_args(run_dir, init_from="pretrained", seed=5, resume=True, total_timesteps=512))
+    return run_dir
+
+
+def test_move_0_plays_the_shipped_policy_then_ppo_trains_the_features(from_shipped):
+    shipped = agents.make("ppo:pretrained")
+    first = PPOAgent.load(from_shipped / "checkpoints" / "step_000000000.zip")
+    last = PPOAgent.load(from_shipped / "checkpoints" / "last.zip")
+    assert first.net.features == last.net.features == "tactics" and shipped.net.features == "board"
+    states = random_states(DEFAULT_GAME, 16, seed=4)
+    assert [first.act(s) for s in states] == [shipped.act(s) for s in states]
+    size = get_game(DEFAULT_GAME).obs_size
+    tactic_weights = last.net.net.stem.weight[:, -4:]
+    assert not first.net.net.stem.weight[:, -4:].any() and tactic_weights.abs().sum() > 0  # PPO moved them
+    obs = observations(DEFAULT_GAME, 8, seed=5)
+    np.testing.assert_allclose(first.net.logits(obs), shipped.net.logits(obs[:, :size]), atol=1e-4)
+    checkpoint = read_training_checkpoint(from_shipped / "checkpoints" / "last.zip")
+    assert checkpoint.num_timesteps == 512 and checkpoint.args["features"] == "tactics"
+    assert checkpoint.pool and all(net.features == "tactics" for _, net in checkpoint.pool)
+
+
+def test_a_tactics_policy_plays_whole_games_from_its_file(from_shipped):
+    agent = agents.make(f"ppo:path={from_shipped / 'checkpoints' / 'last.zip'}")
+    state, other = get_game(DEFAULT_GAME).initial(), agents.make("greedy", seed=1)
+    while not state.is_terminal:
+        player = agent if state.to_move == 0 else other
+        move = player.act(state)
+        assert move in state.legal_actions()
+        state = state.play(move)
+    policy = RingPolicyNet(with_tactics(load_network(alphazero_path(DEFAULT_GAME))))
+    again = policy_from_npz(policy.to_npz(), "policy.npz")
+    assert again.features == "tactics" and again.config == policy.config
+
+
+def test_a_run_from_alphazero_starts_from_its_prior(tmp_path):
+    final = train(ring_args(tmp_path / "run", init_from="alphazero:pretrained", seed=6, total_timesteps=64,
+                            n_steps=32, eval_every=64, checkpoint_every=64))  # fmt: skip
+    first = PPOAgent.load(final.parent / "step_000000000.zip")
+    source = load_network(alphazero_path(DEFAULT_GAME))
+    obs = observations(DEFAULT_GAME, 8, seed=7)
+    with torch.no_grad():
+        prior = source(torch.from_numpy(obs[:, : get_game(DEFAULT_GAME).obs_size]))[0].numpy()
+    np.testing.assert_allclose(first.net.logits(obs), prior, atol=1e-4)
+
+
+def test_a_tactics_network_does_not_start_a_board_run(from_shipped, tmp_path):
+    """Features are added, never taken away: a board run from a tactics checkpoint is refused, naming them."""
+    with pytest.raises(ValueError, match=r"--features tactics \(this run: board\)"):
+        train(ring_args(tmp_path / "run", features="board", init_from=str(from_shipped / "checkpoints" / "last.zip")))
+    assert not (tmp_path / "run").exists()
