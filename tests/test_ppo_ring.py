@@ -13,6 +13,7 @@ import torch
 pytest.importorskip("sb3_contrib")
 
 from random_positions import random_states  # noqa: E402
+from ring_runs import ring_args, run_and_resume  # noqa: E402
 
 import agents  # noqa: E402
 from agents.alphazero.agent import pretrained_path as alphazero_path  # noqa: E402
@@ -22,25 +23,13 @@ from agents.ppo_checkpoint import member_caps, policy_from_npz, read_training_ch
 from agents.ppo_ring import RingPolicyNet  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
 from awale_env.games import get_game  # noqa: E402
-from training.ppo_selfplay import Args, train  # noqa: E402
-
-
-def ring_args(run_dir, **changes) -> Args:
-    base = dict(
-        run_dir=str(run_dir), network="ring", total_timesteps=256, n_envs=2, n_steps=64, batch_size=64, n_epochs=1,
-        learning_rate=1e-3, snapshot_every=1, eval_every=256, eval_games=2, eval_opponents=("random",),
-        checkpoint_every=256, progress=False,
-    )  # fmt: skip
-    return Args(**{**base, **changes})
+from training.ppo_selfplay import train  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def from_alphazero(tmp_path_factory):
     """A tiny run started from the shipped AlphaZero network, resumed once."""
-    run_dir = tmp_path_factory.mktemp("ring") / "run"
-    train(ring_args(run_dir, init_from="alphazero:pretrained", seed=3))
-    train(ring_args(run_dir, init_from="alphazero:pretrained", seed=3, resume=True, total_timesteps=512))
-    return run_dir
+    return run_and_resume(tmp_path_factory.mktemp("ring") / "run", init_from="alphazero:pretrained", seed=3)
 
 
 def test_move_0_plays_the_alphazero_networks_prior_then_it_trains_on(from_alphazero):

@@ -11,6 +11,8 @@ import torch
 pytest.importorskip("sb3_contrib")
 
 from random_positions import random_states  # noqa: E402
+from ring_runs import ring_args as ring_run_args  # noqa: E402
+from ring_runs import run_and_resume  # noqa: E402
 
 import agents  # noqa: E402
 from agents.alphazero.agent import pretrained_path as alphazero_path  # noqa: E402
@@ -35,12 +37,7 @@ TACTICS_GAMES = [name for name in GAMES if has_tactics(name)]
 
 
 def ring_args(run_dir, **changes) -> Args:
-    base = dict(
-        run_dir=str(run_dir), network="ring", features="tactics", total_timesteps=256, n_envs=2, n_steps=64,
-        batch_size=64, n_epochs=1, learning_rate=1e-3, snapshot_every=1, eval_every=256, eval_games=2,
-        eval_opponents=("random",), checkpoint_every=256, progress=False,
-    )  # fmt: skip
-    return Args(**{**base, **changes})
+    return ring_run_args(run_dir, **{"features": "tactics", **changes})
 
 
 def observations(game: str, count: int, seed: int) -> np.ndarray:
@@ -116,10 +113,9 @@ def test_an_alphazero_checkpoint_stays_as_it_was_and_one_claiming_tactics_is_ref
 @pytest.fixture(scope="module")
 def from_shipped(tmp_path_factory):
     """A tiny tactics run started from the shipped PPO policy (a ring network on the board), resumed once."""
-    run_dir = tmp_path_factory.mktemp("tactics") / "run"
-    train(ring_args(run_dir, init_from="pretrained", seed=5))
-    train(ring_args(run_dir, init_from="pretrained", seed=5, resume=True, total_timesteps=512))
-    return run_dir
+    return run_and_resume(
+        tmp_path_factory.mktemp("tactics") / "run", features="tactics", init_from="pretrained", seed=5
+    )
 
 
 def test_move_0_plays_the_shipped_policy_then_ppo_trains_the_features(from_shipped):
