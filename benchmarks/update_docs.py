@@ -273,8 +273,29 @@ def benchmark_table(cache: dict[str, Result]) -> str:
     return "\n".join(rows)
 
 
+def strength_table(heading: str | None) -> Callable[[dict[str, Result]], str]:
+    """A table of the file ``benchmarks/strength.py --markdown`` wrote from the round robins' journals: the first one
+    (every agent at every budget), or the first under ``heading`` (one budget's standings)."""
+
+    def table(cache: dict[str, Result]) -> str:
+        path = RESULTS / "strength" / "strength.md"
+        lines = path.read_text().splitlines()
+        first = lines.index(heading) if heading in lines else 0
+        start = next((i for i in range(first, len(lines)) if lines[i].startswith("| agent |")), None)
+        if heading is not None and heading not in lines or start is None:
+            raise FigureError(f"{path} holds no table of agents under {heading or 'its title'}")
+        end = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
+        return "\n".join(lines[start:end])
+
+    return table
+
+
 #: Generated blocks by name (an arena folder's name gives its standings table).
-TABLES: dict[str, Callable[[dict[str, Result]], str]] = {"benchmarks": benchmark_table}
+TABLES: dict[str, Callable[[dict[str, Result]], str]] = {
+    "benchmarks": benchmark_table,
+    "strength": strength_table(None),
+    **{f"strength_{budget}": strength_table(f"## {budget[:-1]} s per move") for budget in ("0.1s", "0.3s", "1s")},
+}
 
 
 def render(kind: str, name: str, key: str | None, style: str | None, cache: dict[str, Result]) -> str:

@@ -37,6 +37,10 @@ def test_readme_benchmarks_and_arena_tables_come_from_files():
     readme = (ROOT / "README.md").read_text()
     assert "<!-- table:benchmarks -->" in readme
     assert "<!-- table:arena_awale16 -->" in readme
+    strength = (ROOT / "docs" / "strength.md").read_text()
+    assert all(
+        f"<!-- table:{name} -->" in strength for name in ("strength", "strength_0.1s", "strength_0.3s", "strength_1s")
+    )
 
 
 def test_every_result_file_names_date_command_machine_and_load():
@@ -93,3 +97,16 @@ def test_a_figure_is_written_from_its_file_and_a_changed_figure_is_caught(result
 def test_bad_markers_are_errors(results, text, error):
     with pytest.raises(update_docs.FigureError, match=error):
         update_docs.update_text(text, "doc.md", {})
+
+
+def test_the_strength_tables_are_those_the_strength_script_wrote(results):
+    (results / "strength").mkdir()
+    (results / "strength" / "strength.md").write_text(
+        "# Strength\n\n| agent | 0.1 s |\n| --- | ---: |\n| `a` | 1 |\n\n## 0.1 s per move\n\n"
+        "| agent | Elo [95 % CI] |\n| --- | --- |\n| `a` | 2 |\n"
+    )
+    text = "<!-- table:strength -->\nold\n<!-- /table -->\n<!-- table:strength_0.1s -->\nold\n<!-- /table -->"
+    updated, stale = update_docs.update_text(text, "doc.md", {})
+    assert len(stale) == 2 and "| `a` | 1 |\n<!-- /table -->" in updated and "| `a` | 2 |\n<!-- /table -->" in updated
+    with pytest.raises(update_docs.FigureError, match="no table of agents under ## 1 s per move"):
+        update_docs.update_text("<!-- table:strength_1s -->\nold\n<!-- /table -->", "doc.md", {})

@@ -1,5 +1,5 @@
 """``awale train ppo --network ring --features tactics``: the ring network sees each move's tactical features as more
-input channels at the move's position; a board network (the shipped policy, an AlphaZero network) gains them with
+input channels at the move's position; a board network (a ring checkpoint, an AlphaZero network) gains them with
 zero weights, so it plays as before until PPO trains them; its file, its play and what it refuses."""
 
 from __future__ import annotations
@@ -111,32 +111,53 @@ def test_an_alphazero_checkpoint_stays_as_it_was_and_one_claiming_tactics_is_ref
 
 
 @pytest.fixture(scope="module")
-def from_shipped(tmp_path_factory):
-    """A tiny tactics run started from the shipped PPO policy (a ring network on the board), resumed once."""
-    return run_and_resume(
-        tmp_path_factory.mktemp("tactics") / "run", features="tactics", init_from="pretrained", seed=5
-    )
+def board_run(tmp_path_factory):
+    """A tiny ring run on the board alone, started from the AlphaZero network: a board policy to widen."""
+    run_dir = tmp_path_factory.mktemp("board") / "run"
+    train(ring_args(run_dir, features="board", init_from="alphazero:pretrained", seed=4))
+    return run_dir
 
 
-def test_move_0_plays_the_shipped_policy_then_ppo_trains_the_features(from_shipped):
-    shipped = agents.make("ppo:pretrained")
-    first = PPOAgent.load(from_shipped / "checkpoints" / "step_000000000.zip")
-    last = PPOAgent.load(from_shipped / "checkpoints" / "last.zip")
-    assert first.net.features == last.net.features == "tactics" and shipped.net.features == "board"
+@pytest.fixture(scope="module")
+def from_board(board_run, tmp_path_factory):
+    """A tiny tactics run started from the board policy of :func:`board_run`, resumed once."""
+    source = board_run / "checkpoints" / "last.zip"
+    return run_and_resume(tmp_path_factory.mktemp("tactics") / "run", features="tactics", init_from=str(source), seed=5)
+
+
+def test_move_0_plays_the_board_policy_then_ppo_trains_the_features(board_run, from_board):
+    board = PPOAgent.load(board_run / "checkpoints" / "last.zip")
+    first = PPOAgent.load(from_board / "checkpoints" / "step_000000000.zip")
+    last = PPOAgent.load(from_board / "checkpoints" / "last.zip")
+    assert first.net.features == last.net.features == "tactics" and board.net.features == "board"
     states = random_states(DEFAULT_GAME, 16, seed=4)
-    assert [first.act(s) for s in states] == [shipped.act(s) for s in states]
+    assert [first.act(s) for s in states] == [board.act(s) for s in states]
     size = get_game(DEFAULT_GAME).obs_size
     tactic_weights = last.net.net.stem.weight[:, -4:]
     assert not first.net.net.stem.weight[:, -4:].any() and tactic_weights.abs().sum() > 0  # PPO moved them
     obs = observations(DEFAULT_GAME, 8, seed=5)
-    np.testing.assert_allclose(first.net.logits(obs), shipped.net.logits(obs[:, :size]), atol=1e-4)
-    checkpoint = read_training_checkpoint(from_shipped / "checkpoints" / "last.zip")
+    np.testing.assert_allclose(first.net.logits(obs), board.net.logits(obs[:, :size]), atol=1e-4)
+    checkpoint = read_training_checkpoint(from_board / "checkpoints" / "last.zip")
     assert checkpoint.num_timesteps == 512 and checkpoint.args["features"] == "tactics"
     assert checkpoint.pool and all(net.features == "tactics" for _, net in checkpoint.pool)
 
 
-def test_a_tactics_policy_plays_whole_games_from_its_file(from_shipped):
-    agent = agents.make(f"ppo:path={from_shipped / 'checkpoints' / 'last.zip'}")
+def test_a_run_from_the_shipped_policy_starts_from_it(tmp_path):
+    """The shipped policy sees the tactics: a tactics run starts from it as it is, a board run is refused."""
+    shipped = agents.make("ppo:pretrained")
+    assert shipped.net.features == "tactics"
+    final = train(ring_args(tmp_path / "run", init_from="pretrained", seed=8, total_timesteps=64, n_steps=32,
+                            eval_every=64, checkpoint_every=64))  # fmt: skip
+    first = PPOAgent.load(final.parent / "step_000000000.zip")
+    obs = observations(DEFAULT_GAME, 8, seed=9)
+    np.testing.assert_allclose(first.net.logits(obs), shipped.net.logits(obs), atol=1e-5)
+    with pytest.raises(ValueError, match=r"--features tactics \(this run: board\)"):
+        train(ring_args(tmp_path / "board", features="board", init_from="pretrained"))
+    assert not (tmp_path / "board").exists()
+
+
+def test_a_tactics_policy_plays_whole_games_from_its_file(from_board):
+    agent = agents.make(f"ppo:path={from_board / 'checkpoints' / 'last.zip'}")
     state, other = get_game(DEFAULT_GAME).initial(), agents.make("greedy", seed=1)
     while not state.is_terminal:
         player = agent if state.to_move == 0 else other
@@ -159,8 +180,8 @@ def test_a_run_from_alphazero_starts_from_its_prior(tmp_path):
     np.testing.assert_allclose(first.net.logits(obs), prior, atol=1e-4)
 
 
-def test_a_tactics_network_does_not_start_a_board_run(from_shipped, tmp_path):
+def test_a_tactics_network_does_not_start_a_board_run(from_board, tmp_path):
     """Features are added, never taken away: a board run from a tactics checkpoint is refused, naming them."""
     with pytest.raises(ValueError, match=r"--features tactics \(this run: board\)"):
-        train(ring_args(tmp_path / "run", features="board", init_from=str(from_shipped / "checkpoints" / "last.zip")))
+        train(ring_args(tmp_path / "run", features="board", init_from=str(from_board / "checkpoints" / "last.zip")))
     assert not (tmp_path / "run").exists()

@@ -309,7 +309,8 @@ def test_your_own_sb3_code_loads_evaluates_and_fine_tunes_the_shipped_policy_in_
     assert any(not torch.equal(before[key], value) for key, value in model.policy.state_dict().items())
     with pytest.raises(ValueError, match="sb3_model cannot change net_arch; it may change learning_rate, "):
         sb3_model(pretrained_path(), net_arch=(8,))
-    with pytest.raises(ValueError, match=r"the env's observations have shape \(15,\), the policy .* sees \(35,\)"):
+    shapes = r"the env's observations have shape \(15,\), the policy .* sees \(99,\) \(awale16, features='tactics'\)"
+    with pytest.raises(ValueError, match=shapes):
         sb3_model(pretrained_path(), env=AwaleEnv(game="oware"))
 
 
