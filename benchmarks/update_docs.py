@@ -280,9 +280,9 @@ def strength_table(heading: str | None) -> Callable[[dict[str, Result]], str]:
     def table(cache: dict[str, Result]) -> str:
         path = RESULTS / "strength" / "strength.md"
         lines = path.read_text().splitlines()
-        first = lines.index(heading) if heading in lines else 0
+        first = 0 if heading is None else lines.index(heading) if heading in lines else len(lines)
         start = next((i for i in range(first, len(lines)) if lines[i].startswith("| agent |")), None)
-        if heading is not None and heading not in lines or start is None:
+        if start is None:
             raise FigureError(f"{path} holds no table of agents under {heading or 'its title'}")
         end = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
         return "\n".join(lines[start:end])
@@ -294,7 +294,7 @@ def strength_table(heading: str | None) -> Callable[[dict[str, Result]], str]:
 TABLES: dict[str, Callable[[dict[str, Result]], str]] = {
     "benchmarks": benchmark_table,
     "strength": strength_table(None),
-    **{f"strength_{budget}": strength_table(f"## {budget[:-1]} s per move") for budget in ("0.1s", "0.3s", "1s")},
+    **{f"strength_{seconds}s": strength_table(f"## {seconds} s per move") for seconds in ("0.1", "0.3", "1")},
 }
 
 
