@@ -96,11 +96,14 @@ def show_version(value: bool) -> None:
         raise typer.Exit()
 
 
+#: Help pages in click's plain layout: rich's reads ``[[player]]`` as markup and shows ``<bool>`` beside every flag.
+HELP_MARKUP = None
 app = typer.Typer(
     cls=OneLineErrors,
     help=f"Mancala games ({', '.join(GAMES)}): train agents, play against them, run tournaments.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=HELP_MARKUP,
 )
 
 
@@ -113,7 +116,9 @@ def options(
     """The options of ``awale`` itself (``--version``), before a subcommand."""
 
 
-train_app = typer.Typer(help="Train an agent (every hyper-parameter is an option: awale train ppo --help).")
+train_app = typer.Typer(
+    help="Train an agent (every hyper-parameter is an option: awale train ppo --help).", rich_markup_mode=HELP_MARKUP
+)
 app.add_typer(train_app, name="train")
 
 # The trainers parse their own options (tyro, from their dataclass of hyper-parameters, --help included).

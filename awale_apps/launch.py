@@ -18,7 +18,7 @@ def main() -> None:
 
     from awale_apps.bot_command import bot
 
-    app = typer.Typer(pretty_exceptions_enable=False, add_completion=False)
+    app = typer.Typer(pretty_exceptions_enable=False, add_completion=False, rich_markup_mode=None)
     app.command()(bot)
     try:
         app(args=sys.argv[2:], prog_name="awale bot")

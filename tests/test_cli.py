@@ -10,6 +10,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 import awale_apps.cli
@@ -130,6 +131,30 @@ def test_python_m_awale_apps_runs_the_command():
     done = subprocess.run([sys.executable, "-m", "awale_apps", "--help"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert all(command in done.stdout for command in ("play", "arena", "demo", "serve", "train"))
+
+
+def help_pages() -> list[list[str]]:
+    """The argv of every ``awale`` subcommand's help page that typer renders (the trainers' pages are tyro's)."""
+    pages, todo = [], [([], typer.main.get_command(app))]
+    while todo:
+        path, command = todo.pop()
+        pages.append([*path, "--help"])
+        for name, sub in getattr(command, "commands", {}).items():
+            if sub.context_settings.get("help_option_names") != []:  # the trainers' pass-through commands
+                todo.append(([*path, name], sub))
+    return pages
+
+
+@pytest.mark.parametrize("argv", help_pages(), ids=" ".join)
+def test_help_pages_show_the_text_as_written(argv):
+    """Square brackets are text, not markup (``[[player]]``), and a flag without a value shows no type."""
+    result = runner.invoke(app, argv, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "<bool>" not in result.output
+    if argv[0] == "tournament":
+        assert "[[player]] tables" in result.output
+    if argv[0] == "arena":
+        assert "--progress / --no-progress" in result.output
 
 
 def test_the_game_options_come_from_the_registry():
