@@ -101,9 +101,18 @@ def test_a_generation_that_finishes_no_game_says_so_in_plain_lines(tmp_path, cap
     lines = err.splitlines()
     assert lines[0].startswith("alphazero: 1/2 generations (50%), ")
     assert "generation 1: no game finished (a game outlasts the 5 moves of a generation)" in lines[0]
-    assert "no training yet (0 of 20 samples to start)" in lines[0]
+    assert "no training yet (0 of the 20 samples it needs)" in lines[0]
     rows = metrics(tmp_path / "run")
     assert rows[0]["generation_games"] == "0" and rows[0]["mean_game_plies"] == rows[0]["policy_loss"] == ""
+
+
+def test_the_generation_that_fills_the_buffer_says_training_starts_next(tmp_path, capsys):
+    """A generation's steps are decided before its games land: the first fills the buffer and trains nothing."""
+    main([*TINY_RUN, "--generations", "1", "--workers", "0", "--progress", "--run-dir", str(tmp_path / "run")])
+    (line,) = capsys.readouterr().err.splitlines()
+    samples = int(metrics(tmp_path / "run")[0]["samples"])
+    assert samples >= 20
+    assert f"no training yet ({samples:,} samples, 20 needed: next generation)" in line
 
 
 def test_ctrl_c_stops_a_run_and_its_workers_with_one_line(tmp_path):

@@ -325,8 +325,10 @@ def generation_summary(run: Run, stats: dict[str, float], losses: dict[str, floa
         games = f"no game finished (a game outlasts the {config.moves_per_generation} moves of a generation)"
     if losses["steps"]:
         training = f"loss {losses['policy_loss']:.2f}/{losses['value_loss']:.2f}"
+    elif run.buffer.size >= config.min_replay:  # the steps of a generation are decided before its games land
+        training = f"no training yet ({run.buffer.size:,} samples, {config.min_replay:,} needed: next generation)"
     else:
-        training = f"no training yet ({run.buffer.size:,} of {config.min_replay:,} samples to start)"
+        training = f"no training yet ({run.buffer.size:,} of the {config.min_replay:,} samples it needs)"
     gating = "" if gate is None else f", gate {gate:.0%}"
     return f"generation {run.generation}: {games}, {training}{gating}, best = generation {run.best_generation}"
 
