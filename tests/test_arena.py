@@ -38,6 +38,34 @@ def test_prior_keeps_a_perfect_record_finite():
     assert np.all(np.isfinite(ratings)) and ratings[0] > ratings[1] + 200
 
 
+def test_elo_of_a_disconnected_or_one_sided_table_is_defined_by_the_virtual_draws():
+    """Pairs that have not met (two separate groups, a player without a game) or one-sided results: finite
+    ratings with intervals around them; a player without games sits at the mean, between the winner and the loser."""
+    played = np.zeros((5, 5))
+    points = np.zeros((5, 5))
+    played[0, 1] = played[1, 0] = 4  # 0 beat 1 four times
+    points[0, 1] = 4
+    played[2, 3] = played[3, 2] = 2  # 2 and 3 drew twice; 4 has no game
+    points[2, 3] = points[3, 2] = 1
+    ratings, low, high = elo(points, played)
+    assert np.all(np.isfinite(ratings)) and np.all(low < ratings) and np.all(ratings < high)
+    assert ratings[2] == pytest.approx(ratings[3]) and ratings[0] > ratings[2] > ratings[1]
+    assert ratings[4] == pytest.approx(1500, abs=1e-6) and ratings.mean() == pytest.approx(1500)
+    assert elo(np.zeros((1, 1)), np.zeros((1, 1)))[0] == pytest.approx([1500])
+    assert len(elo(np.zeros((0, 0)), np.zeros((0, 0)))[0]) == 0
+    with pytest.raises(ValueError, match="connect every player"):
+        elo(points, played, prior_draws=0.0)
+
+
+def test_a_complete_round_robin_is_rated_as_before():
+    """Every pair met: the virtual draws are those of the pairs that met, so the arena's ratings are unchanged
+    (the fit of 3 players whose games and one draw per pair are written out here)."""
+    points = np.array([[0, 3, 4], [1, 0, 2], [0, 2, 0]], dtype=float)
+    played = np.array([[0, 4, 4], [4, 0, 4], [4, 4, 0]], dtype=float)
+    prior = 1.0 - np.eye(3)
+    assert np.array(elo(points, played)) == pytest.approx(np.array(elo(points + 0.5 * prior, played + prior, 0.0)))
+
+
 def test_games_come_in_mirrored_pairs_with_shared_openings():
     tasks = make_tasks(["random", "greedy", "mcts"], 4, seed=3, opening_plies=4, max_plies=400)
     assert len(tasks) == 3 * 4

@@ -119,9 +119,11 @@ def test_a_fault_is_shown_and_an_arena_game_is_listed_but_not_replayed(client, d
     response = client.get(f"/api/sources/db-{arena.id}/games/{arena_game.id}")
     assert response.status_code == 404 and "keeps no moves" in response.json()["error"]
     # A game of another event, or no game at all: 404 naming where to look.
-    for key in (str(faulty.id), "abc", "99999"):
+    # Keys beyond SQLite's integers and digits that are not ASCII: 404 too, never a server error.
+    for key in (str(faulty.id), "abc", "99999", str(2**63), str(2**63 - 1), "9" * 500, "\u00b2"):
         response = client.get(f"/api/sources/db-{arena.id}/games/{key}")
-        assert response.status_code == 404 and response.json()["error"]
+        assert response.status_code == 404 and response.json()["error"], key
+        assert len(response.json()["error"]) < 300
 
 
 def test_a_stored_game_is_reviewed_like_any_other(client, db):
@@ -214,3 +216,44 @@ def test_serve_refuses_a_bad_db_in_one_line(tmp_path, kind):
     assert result.exit_code == 2 and "Traceback" not in result.output
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: --db: ") and str(path) in lines[0]
+
+
+def test_standings_of_a_tournament_before_every_pair_met_are_defined_everywhere(tmp_path):
+    """Three players, two games played, both won by "a" against "b" ("c" has none): the store, the CLI, the web
+    page and the documented SQL view all give standings (no singular matrix, no server error), with "c" at the mean
+    and nothing in its columns."""
+    path = tmp_path / "partial.db"
+    players = [PlayerEntry(name, "agent", "random") for name in ("a", "b", "c")]
+    with open_store(path, write=True) as store:
+        event = store.event("tournament", "tournament", GAME, {"partial": True}, players)
+        for task in range(2):
+            store.add_game(event, task, ("a", "b")[:: 1 - 2 * task], task, (30, 10)[:: 1 - 2 * task], 20, "x", [],
+                           [])  # fmt: skip
+        rows = {row.player: row for row in store.standings(event)}
+    assert (rows["a"].points, rows["b"].points, rows["c"].points, rows["c"].games) == (2, 0, 0, 0)
+    assert rows["a"].elo > rows["c"].elo > rows["b"].elo
+    assert rows["a"].elo_low < rows["a"].elo < rows["a"].elo_high
+    assert rows["c"].elo_low < rows["c"].elo < rows["c"].elo_high and rows["c"].elo == pytest.approx(1500, abs=60)
+    result = CliRunner().invoke(cli_app, ["tournament", "standings", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    assert [row["player"] for row in json.loads(result.output)] == ["a", "c", "b"]
+    with TestClient(create_app(db=path)) as client:
+        response = client.get("/api/sources/db/standings")
+        assert response.status_code == 200, response.text
+        assert [row["player"] for row in response.json()] == ["a", "c", "b"]
+    query = (Path(__file__).parents[1] / "docs" / "tournament.md").read_text().split("```sql\n")[1].split("```")[0]
+    by_player = {row[0]: row[1:] for row in sqlite3.connect(path).execute(query)}
+    assert by_player == {"a": (2.0, 2, 0, 0, 0), "b": (0.0, 0, 0, 2, 0), "c": (0.0, 0, 0, 0, 0)}
+
+
+def test_a_store_made_before_the_view_was_fixed_gets_it_when_written(tmp_path):
+    """The old view gave half a point to a player without a game: a store opened for writing has it remade."""
+    path = tmp_path / "old.db"
+    with open_store(path, write=True) as store:
+        store.event("referee", "match", GAME, {}, [PlayerEntry("idle", "command", "./idle")])
+    old_view = "SELECT p.event AS event, p.name AS player, 0.5 AS points FROM players p"
+    with sqlite3.connect(path) as connection:
+        connection.executescript(f"DROP VIEW standings; CREATE VIEW standings AS {old_view};")
+    open_store(path, write=True).close()
+    row = sqlite3.connect(path).execute("SELECT games, points, wins FROM standings").fetchone()
+    assert row == (0, 0.0, 0)

@@ -63,6 +63,10 @@ class DatabaseEvents:
         return list(self.known.values())
 
 
+#: The largest key a game of a store can have: SQLite's largest row id.
+MAX_KEY = 2**63 - 1
+
+
 def by_player(by_seat: tuple[Any, Any], seat_players: tuple[int, int]) -> list[Any]:
     """Values given by seat (seat 0's first) in the rules' players' order (player 0's first)."""
     values = list(by_seat)
@@ -124,8 +128,9 @@ class DatabaseSource:
     def load(self, key: str) -> Replay:
         """The game ``key`` (its id in the store) as a Replay; 404 for a game of another event, an unknown one or
         one without moves (an arena game)."""
-        if not key.isdigit():
-            raise ApiError(404, f"no game {key!r} in {self.title}: its games are keyed by their id (a number)")
+        if not (key.isascii() and key.isdigit()) or int(key) > MAX_KEY:
+            raise ApiError(404, f"no game {key[:40]!r} in {self.title}: its games are keyed by their id (a number "
+                                f"up to {MAX_KEY})")  # fmt: skip
         with self._store() as store:
             try:
                 game = store.game(int(key))

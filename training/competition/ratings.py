@@ -1,8 +1,10 @@
 """Standings and ratings of a competition's games: wins, draws and losses, per-pair counts, and Elo as the
 maximum-likelihood Bradley-Terry model on scores (win 1, draw 0.5, loss 0), with ``prior_draws`` virtual drawn games
-added between every pair that met (so an agent that won or lost every game still gets a finite rating), 95 %
-confidence intervals from the inverse Hessian of the log-likelihood, and ratings anchored so that their mean is 1500
-(or, with ``anchor=name``, so that agent is at 0). Then the tables, result files and the plot of the arena.
+added between every two players, met or not (so an agent that won or lost every game still gets a finite rating, and
+the ratings of any results table are defined: one where some pairs have not met yet, or some player has no game,
+as a tournament's while it runs; a complete round robin's are those of the pairs that met), 95 % confidence intervals
+from the inverse Hessian of the log-likelihood, and ratings anchored so that their mean is 1500 (or, with
+``anchor=name``, so that agent is at 0). Then the tables, result files and the plot of the arena.
 """
 
 from __future__ import annotations
@@ -113,10 +115,15 @@ def elo(
     points = np.asarray(points, dtype=float)
     played = np.asarray(played, dtype=float)
     n = len(played)
-    met = (played + played.T) > 0
-    np.fill_diagonal(met, False)
-    points = points + 0.5 * prior_draws * met
-    played = played + prior_draws * met
+    if n == 0:
+        return np.zeros(0), np.zeros(0), np.zeros(0)
+    pairs = 1.0 - np.eye(n)  # the virtual draws: between every two players, met or not
+    points = points + 0.5 * prior_draws * pairs
+    played = played + prior_draws * pairs
+    if prior_draws < 0:
+        raise ValueError(f"prior_draws must not be negative, got {prior_draws}")
+    if prior_draws == 0 and not _connected(played):
+        raise ValueError("without virtual draws (prior_draws=0) ratings need games that connect every player")
     theta = np.zeros(n)
     centre = np.full((n, n), 1.0 / n)  # fixes the free shift: solve on the sum-zero subspace
     for _ in range(iterations):
@@ -137,6 +144,18 @@ def elo(
         var = np.diag(covariance) + covariance[anchor, anchor] - 2 * covariance[:, anchor]
         spread = ELO_SCALE * np.sqrt(np.maximum(var, 0.0))
     return ratings, ratings - Z_95 * spread, ratings + Z_95 * spread
+
+
+def _connected(played: np.ndarray) -> bool:
+    """Whether the games of ``played`` link every player to every other (through opponents in common)."""
+    linked = (played + played.T) > 0
+    reached, frontier = {0}, [0]
+    while frontier:
+        for j in np.flatnonzero(linked[frontier.pop()]):
+            if int(j) not in reached:
+                reached.add(int(j))
+                frontier.append(int(j))
+    return len(reached) == len(played)
 
 
 # --- reporting ---------------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 (``awale arena --db``) and referee matches (``awale referee --db``) keep every game, so that every result of the
 toolkit can land in one place and be read back without the toolkit (docs/tournament.md shows the SQL).
 
-Tables (:data:`SCHEMA`): ``meta`` (the file's format and version), ``events`` (one competition each: its kind,
+Tables (:data:`TABLES`, :data:`STANDINGS_VIEW`): ``meta`` (the file's format and version), ``events`` (one competition each: its kind,
 ``tournament`` / ``arena`` / ``referee``, its name and its settings as JSON), ``players`` (per event: name, kind
 ``command`` / ``agent``, the command or spec, and the SHA-256 of the command's executable or the agent's network
 file), ``games`` (per event and task index: the players in each seat, the winner's seat, the seeds each seat
@@ -45,7 +45,7 @@ VERSION = 1
 #: The fault kinds a game can be lost by (docs/tournament.md).
 FAULT_KINDS = ("illegal", "malformed", "timeout", "crash", "extra_output", "false_result")
 
-SCHEMA = """
+TABLES = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE events (
     id INTEGER PRIMARY KEY,
@@ -97,11 +97,16 @@ CREATE TABLE faults (
     position TEXT,
     detail TEXT NOT NULL
 );
+"""
+#: The standings view (a player without a game has 0 games and 0 points): remade whenever a store is opened for
+#: writing, so that a file made by an earlier toolkit gets it too.
+STANDINGS_VIEW = """
+DROP VIEW IF EXISTS standings;
 CREATE VIEW standings AS
 SELECT p.event AS event, p.name AS player,
        COUNT(g.id) AS games,
-       SUM(CASE WHEN g.winner IS NULL THEN 0.5 WHEN (g.winner = 0) = (g.player0 = p.id) THEN 1.0 ELSE 0.0 END)
-           AS points,
+       SUM(CASE WHEN g.id IS NULL THEN 0.0 WHEN g.winner IS NULL THEN 0.5
+                WHEN (g.winner = 0) = (g.player0 = p.id) THEN 1.0 ELSE 0.0 END) AS points,
        SUM(g.winner IS NOT NULL AND (g.winner = 0) = (g.player0 = p.id)) AS wins,
        SUM(g.id IS NOT NULL AND g.winner IS NULL) AS draws,
        SUM(g.winner IS NOT NULL AND (g.winner = 0) != (g.player0 = p.id)) AS losses,
@@ -409,7 +414,7 @@ class Store:
         )
         for name, kind, count in faults:
             rows[name].faults[kind] = count
-        if len(names) >= 2 and played.sum():
+        if names:  # defined before every pair met: one virtual draw between every two players
             ratings, low, high = elo(points, played, prior_draws)
             for name, i in index.items():
                 rows[name].elo, rows[name].elo_low, rows[name].elo_high = (
@@ -425,6 +430,7 @@ def open_store(path: str | Path, write: bool = False) -> Store:
     if not write and not path.is_file():
         raise StoreError(f"{path}: no such results store")
     lock = None
+    created = write and not path.exists()
     try:
         if write:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -437,13 +443,13 @@ def open_store(path: str | Path, write: bool = False) -> Store:
         uri = path.resolve().as_uri() + ("" if write else "?mode=ro")
         connection = sqlite3.connect(uri, uri=True, timeout=30, isolation_level="DEFERRED")
         _check_schema(path, connection, write)
-    except OSError as error:
+    except BaseException as error:
         if lock is not None:
+            if created:  # under our lock: nobody else uses the half-made file
+                _discard(path)
             os.close(lock)
-        raise StoreError(f"{path}: cannot open: {error.strerror or error}") from None
-    except BaseException:
-        if lock is not None:
-            os.close(lock)
+        if isinstance(error, OSError):
+            raise StoreError(f"{path}: cannot open: {error.strerror or error}") from None
         raise
     return Store(path, connection, lock)
 
@@ -453,13 +459,11 @@ def _check_schema(path: Path, connection: sqlite3.Connection, write: bool) -> No
     try:
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not tables and write:
-            with connection:
-                connection.executescript(SCHEMA)
-                connection.executemany(
-                    "INSERT INTO meta (key, value) VALUES (?, ?)", [("format", FORMAT), ("version", str(VERSION))]
-                )
+            _create(path, connection)
             return
         meta = dict(connection.execute("SELECT key, value FROM meta").fetchall()) if "meta" in tables else {}
+        if write and meta.get("format") == FORMAT and meta.get("version") == str(VERSION):
+            connection.executescript(f"BEGIN; {STANDINGS_VIEW} COMMIT;")
     except sqlite3.DatabaseError as error:
         connection.close()
         raise StoreError(f"{path} is not a results store: {error} (a corrupt or foreign file?)") from None
@@ -469,3 +473,20 @@ def _check_schema(path: Path, connection: sqlite3.Connection, write: bool) -> No
     if meta.get("version") != str(VERSION):
         connection.close()
         raise StoreError(f"{path} is a results store of version {meta.get('version')!r}; this toolkit reads {VERSION}")
+
+
+def _create(path: Path, connection: sqlite3.Connection) -> None:
+    """The schema and the ``meta`` rows in a new file, in one transaction: a failure (a full disk) leaves no table
+    behind. StoreError naming the file and the cause."""
+    meta = f"INSERT INTO meta (key, value) VALUES ('format', '{FORMAT}'), ('version', '{VERSION}');"
+    try:
+        connection.executescript(f"BEGIN; {TABLES} {STANDINGS_VIEW} {meta} COMMIT;")
+    except sqlite3.DatabaseError as error:
+        connection.close()
+        raise StoreError(f"{path}: cannot create the results store: {error}") from None
+
+
+def _discard(path: Path) -> None:
+    """Remove a store this process began to make and could not finish, with SQLite's journal."""
+    for leftover in (path, path.with_name(path.name + "-journal")):
+        leftover.unlink(missing_ok=True)
