@@ -2,14 +2,15 @@
 (``awale arena --db``) and referee matches (``awale referee --db``) keep every game, so that every result of the
 toolkit can land in one place and be read back without the toolkit (docs/tournament.md shows the SQL).
 
-Tables (:data:`TABLES`, :data:`STANDINGS_VIEW`): ``meta`` (the file's format and version), ``events`` (one competition each: its kind,
-``tournament`` / ``arena`` / ``referee``, its name and its settings as JSON), ``players`` (per event: name, kind
-``command`` / ``agent``, the command or spec, and the SHA-256 of the command's executable or the agent's network
-file), ``games`` (per event and task index: the players in each seat, the winner's seat, the seeds each seat
-captured, the plies, how it ended, the opening, the starting position's seed and when it ended), ``moves`` (every
-move of a game with its ply, seat and seconds), ``faults`` (the game a player lost by a fault: its kind, ply, answer,
-position and what happened), and the view ``standings`` (points, wins, draws, losses and faults per player of each
-event). Seats: 0 is JoueurA (who moves first) in refereed games and tournaments, the rules' player 0 in the arena.
+Tables (:data:`TABLES`, :data:`STANDINGS_VIEW`): ``meta`` (the file's format and version), ``events`` (one
+competition each: its kind, ``tournament`` / ``arena`` / ``referee``, its name and its settings as JSON),
+``players`` (per event: name, kind ``command`` / ``agent``, the command or spec, and the SHA-256 of the command's
+executable or the agent's network file), ``games`` (per event and task index: the players in each seat, the winner's
+seat, the seeds each seat captured, the plies, how it ended, the opening, the starting position's seed and when it
+ended), ``moves`` (every move of a game with its ply, seat and seconds), ``faults`` (the game a player lost by a
+fault: its kind, ply, answer, position and what happened), and the view ``standings`` (points, wins, draws, losses
+and faults per player of each event). Seats: 0 is JoueurA (who moves first) in refereed games and tournaments, the
+rules' player 0 in the arena.
 
 Writing: a game, its moves and its fault go in one transaction, and ``(event, task)`` is unique, so a process killed
 at any moment leaves whole games only, and a resume adds the missing ones and never one twice. A writer holds an
