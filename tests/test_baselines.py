@@ -126,7 +126,7 @@ def test_bad_input_is_one_line(tmp_path, capsys):
         (["measure", str(tmp_path / "nowhere")], "is not a directory"),
         (["measure", str(tmp_path)], "holds no checkpoints to rate"),
         (["measure", str(tmp_path), "--games", "3"], "must be even"),
-        (["plot", str(tmp_path / "missing.json")], "missing.json"),
+        (["plot", str(tmp_path / "missing.json"), "--out", str(tmp_path / "x.png")], "missing.json"),
     ]:
         with pytest.raises(SystemExit) as exit_info:
             baselines.main(argv)

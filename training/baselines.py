@@ -1,6 +1,6 @@
 """Baselines: a training run's learning curve as Elo against fixed anchors, over its wall-clock training time.
 
-    python -m training.baselines measure RUN_DIR [--name NAME] [--anchors ...] [--games 20]   # one run's curve
+    python -m training.baselines measure RUN_DIR [--name NAME] [--anchors ...] [--games 20]   # into runs/baselines
     python -m training.baselines plot benchmarks/results/baselines/*.json --out docs/baselines.png
 
 ``measure`` finds the checkpoints a run kept (``awale train ppo``: ``checkpoints/step_*.zip``; ``awale train rllib``:
@@ -10,7 +10,8 @@ AlphaZero run's ``metrics.csv``), plays each one ``--games`` arena games against
 anchor (:func:`training.arena.play_match`: mirrored pairs from random openings, seats swapped) and rates it by
 maximum likelihood with the anchors' ratings held fixed, so every checkpoint of every run sits on one scale. The
 anchors' ratings come from a round robin among them (:func:`training.arena.round_robin`, ``--anchor-games`` per
-pair, the first anchor at 0), played once and kept in ``<out dir>/anchors.json`` for every later curve. With
+pair, the first anchor at 0), played once and kept in ``<out dir>/anchors.json`` (``--out-dir``, by default
+``runs/baselines``) for every later curve. With
 ``--after RUN_DIR`` (an imitation run an AlphaZero run started from) that run's network is the curve's first point
 and its training time is added to every later one. It writes ``<out dir>/<name>.json`` (the command, date, load,
 anchors, every checkpoint's games and Elo with its 95 % interval), ``<name>.csv`` and ``<name>.png``.
@@ -48,7 +49,8 @@ from training import arena  # noqa: E402
 from training.rllib_files import TRAINER_FILE, kept_checkpoints  # noqa: E402
 
 ANCHORS = ("random", "greedy", "alphabeta:depth=2", "alphabeta:depth=4", "alphabeta:depth=6")
-OUT_DIR = "benchmarks/results/baselines"
+#: Where ``measure`` writes by default: beside the runs (``runs/<trainer>-<game>``), never into a source tree.
+OUT_DIR = "runs/baselines"
 ANCHORS_FILE = "anchors.json"
 #: Virtual drawn games against each anchor met, as the arena's Elo adds (a checkpoint that won every game still gets
 #: a finite rating).
@@ -86,6 +88,8 @@ class Measure:
     workers: int = 1
     """arena worker processes"""
     out_dir: str = OUT_DIR
+    """the folder of the result files and of anchors.json, shared by every curve on one scale (the project's own
+    curves: benchmarks/results/baselines)"""
 
 
 @dataclass
@@ -94,7 +98,8 @@ class Plot:
 
     results: tyro.conf.Positional[tuple[str, ...]]
     """result files (<name>.json) of training.baselines measure"""
-    out: str = "docs/baselines.png"
+    out: str
+    """the PNG to write (required: nothing is written where it was not asked for)"""
     title: str = "Learning curves on the two-colour Awale: Elo against fixed anchors"
 
 

@@ -1,6 +1,7 @@
 """Learning curves of PPO runs: win rate against each evaluation opponent vs learner moves, drawn to a PNG.
 
-    python -m training.plots runs/ppo-awale16 [runs/other ...] --out curves.png
+    python -m training.plots runs/ppo-awale16                                   # writes runs/ppo-awale16/curves.png
+    python -m training.plots runs/ppo-awale16 runs/other --out compared.png    # several runs: --out is required
 
 Reads the ``eval.csv`` that :mod:`training.ppo_selfplay` writes in every run directory; the shaded band is one
 binomial standard error of each win rate (it shrinks with the game count of the evaluation).
@@ -20,6 +21,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import tyro  # noqa: E402
 
+#: The figure's name in the run directory when there is one run and no ``--out``.
+DEFAULT_NAME = "curves.png"
+
 
 @dataclass
 class PlotArgs:
@@ -27,8 +31,8 @@ class PlotArgs:
 
     runs: tyro.conf.Positional[tuple[str, ...]]
     """run directories (each holding an eval.csv)"""
-    out: str = "ppo_curves.png"
-    """the PNG to write"""
+    out: str | None = None
+    """the PNG to write (default: curves.png in the run directory; required for several runs)"""
     title: str = "Self-play PPO on Awale: win rate of the learner"
 
 
@@ -69,14 +73,24 @@ def plot(runs: list[Path], out: Path, title: str) -> None:
     plt.close(figure)
 
 
+def output(args: PlotArgs) -> Path:
+    """Where the figure goes: ``--out``, else beside the one run's eval.csv (never the current directory)."""
+    if args.out is not None:
+        return Path(args.out)
+    if len(args.runs) != 1:
+        raise ValueError(f"{len(args.runs)} runs drawn on one figure: say where it goes with --out FILE.png")
+    return Path(args.runs[0]) / DEFAULT_NAME
+
+
 def main(argv: list[str] | None = None) -> None:
     args = tyro.cli(PlotArgs, args=argv)
     try:
-        plot([Path(run) for run in args.runs], Path(args.out), args.title)
+        out = output(args)
+        plot([Path(run) for run in args.runs], out, args.title)
     except (FileNotFoundError, ValueError, KeyError) as error:
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(2) from None
-    print(f"wrote {args.out}")
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":
