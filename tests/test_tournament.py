@@ -174,6 +174,21 @@ def test_every_program_has_a_log_and_none_is_left_running(class_tournament):
     assert not stand_in_processes(str(tmp_path))
 
 
+def test_a_game_has_one_number_in_the_console_the_logs_and_the_store(class_tournament):
+    """Game N (from 1, as users count) is task N - 1 of the store, whatever order the 2 workers finished in."""
+    run, db, _ = class_tournament
+    logs = {path.name for path in (db.parent / (db.name + "-logs")).iterdir()}
+    assert {name[:9] for name in logs} == {f"game{n:05d}" for n in range(1, 13)}
+    with open_store(db) as store:
+        games = store.games(store.latest_event("tournament").id)
+        assert [game.number for game in games] == list(range(1, 13))
+        for game in games:
+            assert all(f"game{game.number:05d}-{player}.log" in logs for player in game.players)
+            fault = store.game(game.id).fault
+            if fault is not None:
+                assert f"game {game.number}: {fault.player} lost by {fault.kind}" in run.stdout
+
+
 def test_kill_9_then_the_same_command_plays_only_the_missing_games(tmp_path):
     """The tournament is killed (SIGKILL) once some games are in the store; its programs die with it; the same
     command again plays the rest, and no game is played twice."""

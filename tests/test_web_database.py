@@ -79,17 +79,41 @@ def test_each_event_is_a_source_with_its_games_and_standings(client, db):
             assert source["standings"] is True and source["games"] == len(store.games(event.id))
             assert event.kind in source["title"] and "results.db" in source["title"]
             rows = client.get(f"/api/sources/db-{event.id}/games").json()
-            assert [row["key"] for row in rows] == [str(g.id) for g in store.games(event.id)]
+            assert [row["key"] for row in rows] == [str(g.number) for g in store.games(event.id)]
             assert all(row["replayable"] == (event.kind != "arena") for row in rows)
             standings = client.get(f"/api/sources/db-{event.id}/standings").json()
             assert standings == [json.loads(json.dumps(row.__dict__)) for row in store.standings(event.id)]
+
+
+def test_games_are_keyed_by_their_number_in_the_event_not_by_the_order_they_finished(tmp_path):
+    """Task 1 finished first: the page still lists game 1 (task 0) first, and key 1 replays it."""
+    path, game = tmp_path / "order.db", get_game(GAME)
+    with open_store(path, write=True) as store:
+        players = [PlayerEntry("a", "agent", "random"), PlayerEntry("b", "agent", "greedy")]
+        event = store.event("referee", "match", GAME, {"max_plies": MAX_PLIES}, players, resume=False)
+        for task, plies in [(1, 4), (0, 2)]:
+            state, moves = game.initial(max_plies=MAX_PLIES), []
+            for ply in range(1, plies + 1):
+                action = state.legal_actions()[0]
+                moves.append(Move(ply, (ply - 1) % 2, game.format_move(action), 0.01))
+                state = state.play(action)
+            store.add_game(event, task, ("a", "b"), None, state.stores, plies, "stopped", [], moves)
+        assert [g.id for g in store.games(event)] == [2, 1]  # ids follow the order the games were written
+    with TestClient(create_app(db=path)) as client:
+        rows = client.get("/api/sources/db/games").json()
+        assert [(row["key"], row["title"], row["plies"]) for row in rows] == [
+            ("1", "match game 1", 2),
+            ("2", "match game 2", 4),
+        ]
+        assert len(client.get("/api/sources/db/games/1").json()["moves"]) == 2
+        assert client.get("/api/sources/db/games/3").status_code == 404
 
 
 def test_a_tournament_game_replays_to_its_stored_scores_with_its_seconds(client, db):
     with open_store(db) as store:
         event = store.latest_event("tournament")
         for stored in store.games(event.id):
-            replay = client.get(f"/api/sources/db-{event.id}/games/{stored.id}").json()
+            replay = client.get(f"/api/sources/db-{event.id}/games/{stored.number}").json()
             assert len(replay["moves"]) == stored.plies and stored.opening  # the opening's moves first
             assert [m["move"] for m in replay["moves"][:2]] == stored.opening
             assert [m["seconds"] for m in replay["moves"][:2]] == [None, None]
@@ -109,14 +133,14 @@ def test_a_fault_is_shown_and_an_arena_game_is_listed_but_not_replayed(client, d
         arena = store.latest_event("arena")
         faulty = store.games(referee.id)[0]
         arena_game = store.games(arena.id)[0]
-    replay = client.get(f"/api/sources/db-{referee.id}/games/{faulty.id}").json()
+    replay = client.get(f"/api/sources/db-{referee.id}/games/{faulty.number}").json()
     assert replay["players"] == ["cheat", "honest"] and len(replay["moves"]) == 6
     assert replay["fault"]["player"] == 0 and replay["fault"]["kind"] == "illegal"
     assert replay["fault"]["answer"] == "99Z" and "no hole" in replay["fault"]["detail"]
     assert [m["seconds"] for m in replay["moves"]] == [0.01 * ply for ply in range(1, 7)]
     row = client.get(f"/api/sources/db-{referee.id}/games").json()[0]
     assert row["result"] == 1 and row["end_reason"] == "illegal"
-    response = client.get(f"/api/sources/db-{arena.id}/games/{arena_game.id}")
+    response = client.get(f"/api/sources/db-{arena.id}/games/{arena_game.number}")
     assert response.status_code == 404 and "keeps no moves" in response.json()["error"]
     # A game of another event, or no game at all: 404 naming where to look.
     # Keys beyond SQLite's integers and digits that are not ASCII: 404 too, never a server error.
@@ -129,7 +153,7 @@ def test_a_fault_is_shown_and_an_arena_game_is_listed_but_not_replayed(client, d
 def test_a_stored_game_is_reviewed_like_any_other(client, db):
     with open_store(db) as store:
         referee = store.latest_event("referee")
-        key = str(store.games(referee.id)[0].id)
+        key = str(store.games(referee.id)[0].number)
     response = client.post("/api/reviews", json={"source": f"db-{referee.id}", "key": key,
                                                   "engine": "alphabeta:depth=1"})  # fmt: skip
     assert response.status_code == 202, response.text
@@ -152,8 +176,8 @@ def test_an_event_added_while_serving_appears_under_a_name_of_its_own(tmp_path):
                     max_plies=MAX_PLIES)  # fmt: skip
         with open_store(path) as store:
             referee, arena = store.events()
-            arena_games = [str(g.id) for g in store.games(arena.id)]
-            referee_games = [str(g.id) for g in store.games(referee.id)]
+            arena_games = [str(g.number) for g in store.games(arena.id)]
+            referee_games = [str(g.number) for g in store.games(referee.id)]
             standings = [json.loads(json.dumps(row.__dict__)) for row in store.standings(arena.id)]
         # A link to the new event works before the sources are listed.
         response = client.get(f"/api/sources/db-{arena.id}/games")

@@ -63,7 +63,7 @@ class DatabaseEvents:
         return list(self.known.values())
 
 
-#: The largest key a game of a store can have: SQLite's largest row id.
+#: The largest key a game of a store can have: its task index (key - 1) is one of SQLite's integers.
 MAX_KEY = 2**63 - 1
 
 
@@ -76,7 +76,8 @@ def by_player(by_seat: tuple[Any, Any], seat_players: tuple[int, int]) -> list[A
 
 
 class DatabaseSource:
-    """One event of a results store: its games (keyed by their id in the store) and its standings."""
+    """One event of a results store: its games (keyed by their number in the event, task index + 1, as the commands
+    and logs number them) and its standings."""
 
     def __init__(self, path: str | Path, event: Event, name: str) -> None:
         self.path = Path(path)
@@ -108,8 +109,8 @@ class DatabaseSource:
         players, scores = by_player(game.players, seat_players), by_player(game.scores, seat_players)
         result = "draw" if game.winner is None else seat_players[game.winner]
         replayable = self.event.kind != "arena"
-        return {"key": str(game.id), "game": self.event.game, "players": players, "plies": game.plies,
-                "result": result, "title": f"{self.event.name} game {game.task + 1}", "task": game.task,
+        return {"key": str(game.number), "game": self.event.game, "players": players, "plies": game.plies,
+                "result": result, "title": f"{self.event.name} game {game.number}", "task": game.task,
                 "scores": scores, "end_reason": game.end_reason, "replayable": replayable}  # fmt: skip
 
     def summaries(self) -> list[dict[str, Any]]:
@@ -126,17 +127,17 @@ class DatabaseSource:
         return rows
 
     def load(self, key: str) -> Replay:
-        """The game ``key`` (its id in the store) as a Replay; 404 for a game of another event, an unknown one or
-        one without moves (an arena game)."""
+        """Game number ``key`` of the event as a Replay; 404 for an unknown one or one without moves (an arena
+        game)."""
         if not (key.isascii() and key.isdigit()) or int(key) > MAX_KEY:
-            raise ApiError(404, f"no game {key[:40]!r} in {self.title}: its games are keyed by their id (a number "
+            raise ApiError(404, f"no game {key[:40]!r} in {self.title}: its games are keyed by their number (1 "
                                 f"up to {MAX_KEY})")  # fmt: skip
         with self._store() as store:
             try:
-                game = store.game(int(key))
+                game = store.game_numbered(self.event.id, int(key))
             except KeyError:
                 game = None
-        if game is None or game.event != self.event.id:
+        if game is None:
             raise ApiError(404, f"no game {key!r} in {self.title}: GET /api/sources/{self.name}/games lists them")
         if self.event.kind == "arena" or (game.plies and not game.moves):
             raise ApiError(404, f"game {key} of {self.title} cannot be replayed: the arena keeps no moves, only the "
@@ -160,7 +161,7 @@ class DatabaseSource:
             who = players.index(f.player) if f.player in players else None
             fault = {"player": who, "name": f.player, "kind": f.kind, "ply": f.ply, "answer": f.answer,
                      "detail": f.detail}  # fmt: skip
-        title = f"{self.event.name} game {game.task + 1}: {game.players[0]} vs {game.players[1]}"
+        title = f"{self.event.name} game {game.number}: {game.players[0]} vs {game.players[1]}"
         return Replay(start, actions, players, title, [m.seconds for m in game.moves], fault)
 
     def standings(self) -> list[dict[str, Any]]:

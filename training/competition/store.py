@@ -181,6 +181,11 @@ class StoredGame:
     moves: list[Move] = field(default_factory=list)
     fault: FaultRecord | None = None
 
+    @property
+    def number(self) -> int:
+        """The game's number in its event, as every command, log and page shows it: its task index + 1."""
+        return self.task + 1
+
 
 @dataclass(frozen=True)
 class Event:
@@ -387,6 +392,14 @@ class Store:
         ).fetchone()
         game = self._game_row(row)
         return StoredGame(**{**game.__dict__, "moves": moves, "fault": FaultRecord(*fault_row) if fault_row else None})
+
+    def game_numbered(self, event: int, number: int) -> StoredGame:
+        """Game ``number`` (task index + 1) of ``event`` with its moves and fault; KeyError if there is none."""
+        row = self.connection.execute("SELECT id FROM games WHERE event = ? AND task = ?", (event, number - 1))
+        found = row.fetchone()
+        if found is None:
+            raise KeyError(f"no game {number} in event {event} of {self.path}")
+        return self.game(found[0])
 
     def standings(self, event: int, prior_draws: float = 1.0) -> list[StandingRow]:
         """The standings of ``event``, best points first (then Elo): points, W-D-L, faults by kind, Elo with 95 %

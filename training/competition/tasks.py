@@ -54,9 +54,14 @@ class GameTask:
         return self.specs
 
     @property
+    def number(self) -> int:
+        """The game's number as users count (task index + 1), the same in every command, log, page and store."""
+        return self.index + 1
+
+    @property
     def label(self) -> str:
         """The game as an error message names it."""
-        return f"game {self.index} ({self.specs[0]} against {self.specs[1]})"
+        return f"game {self.number} ({self.specs[0]} against {self.specs[1]})"
 
 
 @dataclass(frozen=True)

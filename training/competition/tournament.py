@@ -163,8 +163,13 @@ class ProgramTask:
     settings: TournamentSettings
 
     @property
+    def number(self) -> int:
+        """The game's number as users count: its task index + 1 (the console, the logs, the web page)."""
+        return self.index + 1
+
+    @property
     def label(self) -> str:
-        return f"game {self.index} ({self.players[0].name} against {self.players[1].name})"
+        return f"game {self.number} ({self.players[0].name} against {self.players[1].name})"
 
     @property
     def game(self) -> str:
@@ -216,6 +221,10 @@ class TournamentGame:
     start_seed: int | None = None
     logs: dict[str, bytes] = field(default_factory=dict)
 
+    @property
+    def number(self) -> int:
+        return self.index + 1
+
 
 def make_program_tasks(players: list[PlayerSpec], settings: TournamentSettings) -> list[ProgramTask]:
     """The games of the round robin (:func:`training.competition.tasks.schedule`: mirrored pairs, seats swapped)."""
@@ -255,7 +264,7 @@ def record_game(store: Store, event: int, played: TournamentGame, logs: Path | N
         logs.mkdir(parents=True, exist_ok=True)
         for name, text in played.logs.items():
             safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
-            (logs / f"game{played.index:05d}-{safe}.log").write_bytes(text)
+            (logs / f"game{played.number:05d}-{safe}.log").write_bytes(text)
     store_report(store, event, played.index, played.players, played.report, played.opening, played.start_seed)
 
 
@@ -285,7 +294,7 @@ def run_tournament(
     def finished(played: TournamentGame) -> None:
         record_game(store, event, played, logs)
         if echo is not None and played.report.faulty is not None:
-            echo(f"game {played.index}: {played.players[played.report.faulty - 1]} lost by "
+            echo(f"game {played.number}: {played.players[played.report.faulty - 1]} lost by "
                  f"{played.report.end}: {played.report.detail}")  # fmt: skip
 
     run_tasks(missing, workers, progress, backend, address, finished, name="tournament")
