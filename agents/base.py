@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -30,6 +31,26 @@ def reset_agent(agent: Agent, seed: int | None = None) -> None:
     reset = getattr(agent, "reset", None)
     if reset is not None:
         reset(seed)
+
+
+#: Plies of the short game a warm-up searches (:func:`warm_up`): its starting position reaches every kernel of a
+#: search, and a game that ends two plies later keeps any search of it short.
+WARM_UP_PLIES = 2
+
+
+def warm_up(agent: Agent, game: Any, options: Mapping[str, Any] | None = None, spare: Agent | None = None) -> None:
+    """Make ``agent`` ready to play ``game`` (a :class:`awale_env.games.Game`, with the rule flags ``options``) within
+    its budget from its first move: the first search of a process compiles the game's numba kernels (or loads them
+    from the cache) and reads what a network needs, which must happen before any clock runs, not inside a timed move.
+
+    Both agents search the starting position of the game limited to :data:`WARM_UP_PLIES` plies: ``spare`` (another
+    agent of the same spec, for a timed agent) first, taking the compiling, then ``agent``: agents calibrate their
+    budgets on their first timed searches (alpha-beta's node rate, MCTS's simulation rate), which a search that
+    compiled would mislead. Reset ``agent`` (:func:`reset_agent`) before its game."""
+    position = game.initial(max_plies=WARM_UP_PLIES, **dict(options or {}))
+    for player in (spare, agent):
+        if player is not None and not position.is_terminal:
+            player.act(position)
 
 
 def game_refusal(agent: Agent, spec: str, game: str) -> str | None:

@@ -458,7 +458,7 @@ def tournament(
     try:
         with open_store(db, write=True) as store:
             run_tournament(store, entries, settings, workers, backend, address, progress, log_folder(db), typer.echo)
-    except (StoreError, StoreBusy, ArenaError) as error:
+    except (StoreError, StoreBusy, ArenaError, PlayersError) as error:  # PlayersError: a failed preparation
         _fail(str(error), code=1)
     finally:
         if ray_started:

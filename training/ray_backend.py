@@ -39,8 +39,8 @@ from typing import Any
 from tqdm import tqdm
 
 from agents.extras import needs_extra
-from agents.registry import WeightsFile, make_from_weights, read_weights
-from training.competition.tasks import built_agent
+from agents.registry import WeightsFile, make, make_from_weights, read_weights
+from training.competition.tasks import PreparedAgents
 
 with needs_extra("--backend ray"):  # without the extra: one line saying what to install
     import ray
@@ -162,22 +162,22 @@ def ship_weights(tasks: Sequence[Any]) -> ray.ObjectRef:
 
 @ray.remote(num_cpus=1)
 class TaskActor:
-    """Plays game tasks (anything with a ``play(agent)`` method: an arena game, a tournament game between programs);
-    a task's agents are built on first use and kept in the actor, as in the pool's worker processes, from the weights
-    shipped by the driver (:func:`ship_weights`, resolved by Ray) for the specs that name a file."""
+    """Plays game tasks (anything with a ``play(agents)`` method: an arena game, a tournament game between programs);
+    a task's agents are built on first use and kept in the actor, and warmed up before their first move, as in the
+    pool's worker processes (:class:`~training.competition.tasks.PreparedAgents`: a fresh actor compiles or loads
+    its kernels before the clock, not inside a timed move), from the weights shipped by the driver
+    (:func:`ship_weights`, resolved by Ray) for the specs that name a file."""
 
     def __init__(self, weights: dict[str, WeightsFile] | None = None) -> None:
         self.weights = weights or {}
-        self.agents: dict[str, Any] = {}
+        self.agents = PreparedAgents(self.build)
 
-    def agent(self, spec: str) -> Any:
-        if spec not in self.agents:
-            shipped = self.weights.get(spec)
-            self.agents[spec] = built_agent(spec) if shipped is None else make_from_weights(spec, shipped)
-        return self.agents[spec]
+    def build(self, spec: str) -> Any:
+        shipped = self.weights.get(spec)
+        return make(spec) if shipped is None else make_from_weights(spec, shipped)
 
     def play(self, task: Any) -> Any:
-        return task.play(self.agent)
+        return task.play(self.agents)
 
 
 class Actors:

@@ -179,3 +179,17 @@ def test_arena_survives_the_loss_of_a_node(capsys, node_joins):
             actors.kill()
         ray.shutdown()
         cluster.shutdown()
+
+
+def test_a_fresh_actor_warms_its_agents_up_before_their_first_timed_move(local_ray):
+    """On Ray, in-process agents lost their first games on time (56-60 s compiling in a fresh actor): an actor builds
+    and warms up a tournament's agents before the first move of its first game with them, and once only."""
+    players = [PlayerSpec("ab", "agent", "alphabeta:depth=3"), PlayerSpec("greedy", "agent", "greedy")]
+    games = make_program_tasks(players, TournamentSettings("awale16_2025", games_per_pair=2, seconds=3.0, startup=0))
+    actor = TaskActor.remote()
+    try:
+        first, second = (ray.get(actor.play.remote(task)) for task in games)
+    finally:
+        ray.kill(actor)
+    assert [spec for spec, _ in first.warm_ups] == [player.spec for player in games[0].players]
+    assert second.warm_ups == [] and first.report.faulty is None and second.report.faulty is None

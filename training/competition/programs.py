@@ -177,12 +177,13 @@ class Program:
     """A running player program (under its guard, :data:`GUARD_SOURCE`): its standard input, its answer lines
     (:class:`AnswerLines`: a thread reading its standard output), a thread copying its standard error into a
     temporary file up to ``stderr_cap`` bytes, kept in :attr:`stderr_bytes` at the end with ``keep_stderr``.
+    ``seat``: the argument appended to ``argv`` (None: the command as given, e.g. a player's preparation);
     ``memory``: its address-space limit in bytes (None: none)."""
 
     def __init__(
         self,
         argv: list[str],
-        seat: str,
+        seat: str | None,
         memory: int | None = None,
         stderr_cap: int = STDERR_CAP,
         keep_stderr: bool = False,
@@ -191,7 +192,7 @@ class Program:
         self.stderr_bytes: bytes | None = None
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115  (closed by finish)
         self.stderr_cap = stderr_cap
-        command = [*argv, seat]
+        command = [*argv] if seat is None else [*argv, seat]
         self.watch: int | None = None
         if os.name == "posix":
             read_end, self.watch = os.pipe()  # ours stays here alone (not inherited): its end tells the guard we ended

@@ -1,7 +1,9 @@
 """Games as tasks: every game of a competition is computed up front from its seed (who sits where, the opening, each
 seat's agent seed, the game and its rule flags) and played by ``task.play()``, in a worker process, a Ray actor or this
 process alike, so results do not depend on where or in what order games are played. Agents are built from their
-spec strings inside the process that plays (once per process, ``reset(seed)`` before each game).
+spec strings inside the process that plays, once per process, and warmed up there for each game they play before
+its first move (:class:`PreparedAgents`: a timed move never pays numba's compiling or a network's loading);
+``reset(seed)`` before each game.
 
 Each pair of agents plays mirrored pairs of games: the same random opening (a few uniformly random plies, through
 the State API of the game), once with each agent in each seat, so deterministic agents do not replay one game;
@@ -11,13 +13,14 @@ mirrored pair as well.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from agents.base import game_refusal, reset_agent, weights_digest
+from agents.base import game_refusal, reset_agent, warm_up, weights_digest
 from agents.registry import make
 from awale_env.games import DEFAULT_GAME, get_game
 
@@ -43,9 +46,9 @@ class GameTask:
         """The starting position of this game (before the opening)."""
         return start_position(self.game, self.options, self.max_plies, self.start_seed)
 
-    def play(self, agent: Callable[[str], Any] | None = None) -> GameResult:
-        """Play this game (in a worker process, a Ray actor or this process) with the agents ``agent(spec)`` gives
-        (default :func:`built_agent`): :func:`run_task`."""
+    def play(self, agent: PreparedAgents | None = None) -> GameResult:
+        """Play this game (in a worker process, a Ray actor or this process) with the agents ``agent(spec, game,
+        options)`` gives (default :data:`prepared_agent`): :func:`run_task`."""
         return run_task(self) if agent is None else run_task(self, agent)
 
     @property
@@ -81,14 +84,34 @@ class GameResult:
         return 0.5 if self.winner is None else float(self.winner == seat)
 
 
-_AGENTS: dict[str, Any] = {}  # agents built in this process, by spec
+class PreparedAgents:
+    """The agents of one process (a pool's worker process, a Ray actor, this one) by spec, each built once by
+    ``build(spec)`` and warmed up (:func:`agents.base.warm_up`) for every game it plays before its first move in
+    it: a game's first timed move never pays numba's compiling or a network's loading, in a fresh worker process or
+    a fresh Ray actor alike. ``warm_ups`` lists the warm-ups of this process in order, ``(spec, game, seconds)``: a
+    tournament reports them."""
+
+    def __init__(self, build: Callable[[str], Any] = make) -> None:
+        self.build = build
+        self.agents: dict[str, Any] = {}
+        self.warm_ups: list[tuple[str, str, float]] = []
+
+    def __call__(self, spec: str, game: str = DEFAULT_GAME, options: tuple[tuple[str, Any], ...] = ()) -> Any:
+        """The agent of ``spec`` ready to play ``game`` with the rule flags ``options`` (reset it before a game)."""
+        if spec not in self.agents:
+            self.agents[spec] = self.build(spec)
+        agent = self.agents[spec]
+        if not any(warmed[:2] == (spec, game) for warmed in self.warm_ups):
+            started = time.perf_counter()
+            # A timed agent calibrates on its first searches: a spare of the same spec takes the compiling.
+            spare = self.build(spec) if getattr(agent, "time", None) is not None else None
+            warm_up(agent, get_game(game), dict(options), spare)
+            self.warm_ups.append((spec, game, time.perf_counter() - started))
+        return agent
 
 
-def built_agent(spec: str) -> Any:
-    """The agent of ``spec``, built once per process (reset it before each game)."""
-    if spec not in _AGENTS:
-        _AGENTS[spec] = make(spec)
-    return _AGENTS[spec]
+#: The agents of this process (tasks played in a pool's worker processes, or here).
+prepared_agent = PreparedAgents()
 
 
 def play_game(agents: tuple[Any, Any], state: Any) -> Any:
@@ -102,11 +125,11 @@ def play_game(agents: tuple[Any, Any], state: Any) -> Any:
     return state
 
 
-def run_task(task: GameTask, agent: Callable[[str], Any] | None = None) -> GameResult:
-    """Play one task (in a worker process or in this one) with the agents ``agent(spec)`` gives (built once; default
-    :func:`built_agent`)."""
-    build = agent or built_agent
-    agents = (build(task.specs[0]), build(task.specs[1]))
+def run_task(task: GameTask, agent: PreparedAgents | None = None) -> GameResult:
+    """Play one task (in a worker process or in this one) with the agents ``agent(spec, game, options)`` gives,
+    ready before the first move (default :data:`prepared_agent`)."""
+    build = agent or prepared_agent
+    agents = (build(task.specs[0], task.game, task.options), build(task.specs[1], task.game, task.options))
     for player, seed in zip(agents, task.agent_seeds):
         reset_agent(player, seed)
     state = task.initial()

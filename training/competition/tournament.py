@@ -2,8 +2,10 @@
 move is checked by the engine and every result kept in the results store (:mod:`training.competition.store`).
 
 Players come from a TOML file, one ``[[player]]`` table each with a ``name`` and either a ``command`` (a program
-speaking the course protocol, run contained by :mod:`training.competition.programs`) or an ``agent`` spec of the
-toolkit (played in the worker process, timed like a program). Every pair meets ``games_per_pair`` times (even:
+speaking the course protocol, run contained by :mod:`training.competition.programs`, with an optional ``prepare``
+command run before its first game on each machine: ``awale bot --prepare ...``) or an ``agent`` spec of the toolkit
+(played in the worker process, timed like a program, built and warmed up there before its first move:
+:class:`training.competition.tasks.PreparedAgents`). Every pair meets ``games_per_pair`` times (even:
 mirrored pairs, seats swapped), from the initial position, or with ``openings`` random plies played first (between
 agents only: the course protocol cannot tell a program a position). Each game is a task (:class:`ProgramTask`)
 computed up front from the settings and played on the worker pool (:mod:`training.competition.pool`: processes here
@@ -17,8 +19,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import subprocess
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +39,11 @@ from training.competition.programs import (
     Program,
     RefereedGame,
     command_digest,
+    exit_status,
     split_command,
 )
 from training.competition.store import FAULT_KINDS, FaultRecord, Move, PlayerEntry, StandingRow, Store
-from training.competition.tasks import built_agent, check_round, schedule
+from training.competition.tasks import PreparedAgents, check_round, prepared_agent, schedule
 
 #: The course's time per move and start-up allowance, in seconds (docs/editions.md).
 COURSE_SECONDS = 3.0
@@ -49,26 +53,32 @@ DEFAULT_MEMORY_MB = 4096
 LOG_CAP = 256 * 1024
 #: The event name of a tournament in its store.
 EVENT_NAME = "tournament"
+#: The longest a program's preparation (its ``prepare`` command) may take, in seconds.
+PREPARE_SECONDS = 1800.0
 
 
 class PlayersError(ValueError):
-    """A players file that cannot be used: the message names the file, the entry and the field."""
+    """A players file that cannot be used: the message names the file, the entry and the field (or the player whose
+    ``prepare`` command failed)."""
 
 
 @dataclass(frozen=True)
 class PlayerSpec:
-    """A player as the workers need it: its name, ``command`` (``argv``) or ``agent`` (``spec``)."""
+    """A player as the workers need it: its name, ``command`` (``argv``, and its preparation's ``prepare``) or
+    ``agent`` (``spec``)."""
 
     name: str
     kind: str
     spec: str
     argv: tuple[str, ...] = ()
+    prepare: tuple[str, ...] = ()
 
 
 def load_players(path: Path, game: str) -> list[tuple[PlayerSpec, PlayerEntry]]:
-    """The players of a TOML file (``[[player]]`` tables with ``name`` and one of ``command`` / ``agent``), checked:
-    a command's program must exist, an agent's spec must build and play ``game``. Each with its store entry (the
-    digest of its executable or network file). PlayersError names the file, the entry and the field."""
+    """The players of a TOML file (``[[player]]`` tables with ``name`` and one of ``command`` / ``agent``; a command
+    may have a ``prepare`` command), checked: a command's program must exist (and its preparation's), an agent's spec
+    must build and play ``game``. Each with its store entry (the digest of its executable or network file).
+    PlayersError names the file, the entry and the field."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
@@ -92,29 +102,38 @@ def load_players(path: Path, game: str) -> list[tuple[PlayerSpec, PlayerEntry]]:
         if name in names:
             raise PlayersError(f"{where}: field 'name': another player has this name")
         names.add(name)
-        extra = sorted(set(entry) - {"name", "command", "agent"})
+        extra = sorted(set(entry) - {"name", "command", "agent", "prepare"})
         if extra:
-            raise PlayersError(f"{where}: unknown field {extra[0]!r}; a player has a name and a command or an agent")
+            raise PlayersError(f"{where}: unknown field {extra[0]!r}; a player has a name and a command (and its "
+                               "prepare command) or an agent")  # fmt: skip
         if ("command" in entry) == ("agent" in entry):
             raise PlayersError(f"{where}: give exactly one of the fields 'command' and 'agent'")
         kind = "command" if "command" in entry else "agent"
         spec = entry[kind]
         if not isinstance(spec, str) or not spec.strip():
             raise PlayersError(f"{where}: field {kind!r} must be a non-empty text")
+        prepare = entry.get("prepare")
+        if prepare is not None and kind == "agent":
+            raise PlayersError(f"{where}: field 'prepare' is for a command (an agent is prepared in its worker)")
+        if prepare is not None and (not isinstance(prepare, str) or not prepare.strip()):
+            raise PlayersError(f"{where}: field 'prepare' must be a non-empty text")
+        field_name = kind
         try:
             if kind == "command":
                 argv = tuple(split_command(spec))
                 digest = command_digest(spec)
+                field_name = "prepare"
+                preparation = tuple(split_command(prepare)) if prepare is not None else ()
             else:
-                argv = ()
+                argv, preparation = (), ()
                 agent = make(spec)
                 refusal = game_refusal(agent, spec, game)
                 if refusal is not None:
                     raise ValueError(refusal)
                 digest = weights_digest(agent, game)
         except ValueError as error:
-            raise PlayersError(f"{where}: field {kind!r}: {error}") from None
-        players.append((PlayerSpec(name, kind, spec, argv), PlayerEntry(name, kind, spec, digest)))
+            raise PlayersError(f"{where}: field {field_name!r}: {error}") from None
+        players.append((PlayerSpec(name, kind, spec, argv, preparation), PlayerEntry(name, kind, spec, digest)))
     return players
 
 
@@ -180,21 +199,30 @@ class ProgramTask:
         """The specs of the agents among the players (a Ray driver ships their weights files: training.ray_backend)."""
         return tuple(player.spec for player in self.players if player.kind == "agent")
 
-    def play(self, agent: Callable[[str], Any] | None = None) -> TournamentGame:
-        """Play the game (programs started afresh, agents built once per process by ``agent(spec)``, default
-        :func:`built_agent`); the report and each program's standard error."""
+    def play(self, agent: PreparedAgents | None = None) -> TournamentGame:
+        """Play the game (programs started afresh, agents built once per process and warmed up by ``agent``, default
+        :data:`~training.competition.tasks.prepared_agent`); the report, each program's standard error and the
+        warm-ups this game's agents needed first (a fresh process's)."""
         s = self.settings
         game = get_game(s.game)
         programs: dict[str, Program] = {}
         logs: dict[str, bytes] = {}
+        memory = s.memory_mb * 1024 * 1024 or None
+        # Before any clock runs: each program's preparation (once per process) and each agent built and warmed up.
+        for player in self.players:
+            if player.prepare and (player.name, player.prepare) not in _PREPARED:
+                prepare_program(player, memory)
+                _PREPARED.add((player.name, player.prepare))
+        source = agent or prepared_agent
+        warmed = len(source.warm_ups)
+        built = {p.name: source(p.spec, s.game, s.rules) for p in self.players if p.kind == "agent"}
+        warm_ups = [(spec, seconds) for spec, _, seconds in source.warm_ups[warmed:]]
 
         def start(index: int, seat: str) -> Player:
             player = self.players[index]
             if player.kind == "agent":
-                built = (agent or built_agent)(player.spec)
-                reset_agent(built, self.agent_seeds[index])
-                return AgentPlayer(built, game)
-            memory = s.memory_mb * 1024 * 1024 or None
+                reset_agent(built[player.name], self.agent_seeds[index])
+                return AgentPlayer(built[player.name], game)
             programs[player.name] = Program(list(player.argv), seat, memory=memory, stderr_cap=LOG_CAP,
                                             keep_stderr=True)  # fmt: skip
             return programs[player.name]
@@ -206,13 +234,36 @@ class ProgramTask:
             logs[name] = program.stderr_bytes or b""
         opening = [game.format_move(a) for a in self.opening]
         names = (self.players[0].name, self.players[1].name)
-        return TournamentGame(self.index, names, opening, report, self.start_seed, logs)
+        return TournamentGame(self.index, names, opening, report, self.start_seed, logs, warm_ups)
+
+
+#: The preparations run in this process, as ``(player name, command)``: each runs once per process (per machine).
+_PREPARED: set[tuple[str, tuple[str, ...]]] = set()
+
+
+def prepare_program(player: PlayerSpec, memory: int | None = None) -> None:
+    """Run the ``prepare`` command of a program entry (``awale bot --prepare ...``: what it does once on a machine
+    before its games, such as loading its engine into caches) to its end, untimed, contained as its games are (its
+    own process group under the guard, the memory limit ``memory`` in bytes, standard error capped); PlayersError
+    naming the player, with the end of its standard error, if it fails or takes over :data:`PREPARE_SECONDS`."""
+    program = Program(list(player.prepare), None, memory=memory, stderr_cap=LOG_CAP)
+    try:
+        code: int | None = program.process.wait(timeout=PREPARE_SECONDS)
+    except subprocess.TimeoutExpired:
+        code = None
+    tail = program.stderr_tail()
+    program.finish()
+    if code != 0:
+        ended = f"took over {PREPARE_SECONDS:g} s" if code is None else f"ended with {exit_status(code)}"
+        raise PlayersError(f"player {player.name!r}: its preparation {' '.join(player.prepare)!r} {ended}"
+                           + (f" [stderr: {tail}]" if tail else ""))  # fmt: skip
 
 
 @dataclass
 class TournamentGame:
     """A played tournament game: its task index, the players' names by seat, the opening as moves, the referee's
-    report (seats: 1 is seat 0), the seed of its starting position and each program's standard error (capped)."""
+    report (seats: 1 is seat 0), the seed of its starting position, each program's standard error (capped) and the
+    agents warmed up before it (their first game in a process: ``(spec, seconds)``)."""
 
     index: int
     players: tuple[str, str]
@@ -220,6 +271,7 @@ class TournamentGame:
     report: GameReport
     start_seed: int | None = None
     logs: dict[str, bytes] = field(default_factory=dict)
+    warm_ups: list[tuple[str, float]] = field(default_factory=list)
 
     @property
     def number(self) -> int:
@@ -283,6 +335,13 @@ def run_tournament(
     ends; returns the event id. StoreError if the store holds a tournament with other settings or players."""
     specs = [spec for spec, _ in players]
     settings.check(specs)
+    if backend == "process":  # the workers share this machine: each program is prepared once, here, before any game
+        for spec in specs:
+            if spec.prepare:
+                if echo is not None:
+                    echo(f"preparing {spec.name}: {' '.join(spec.prepare)}")
+                prepare_program(spec, settings.memory_mb * 1024 * 1024 or None)
+        specs = [replace(spec, prepare=()) for spec in specs]
     event_settings = {"players": [asdict(entry) for _, entry in players], **settings.to_json()}
     event = store.event("tournament", EVENT_NAME, settings.game, event_settings, [entry for _, entry in players])
     tasks = make_program_tasks(specs, settings)
@@ -293,6 +352,9 @@ def run_tournament(
 
     def finished(played: TournamentGame) -> None:
         record_game(store, event, played, logs)
+        if echo is not None and played.warm_ups:
+            warmed = ", ".join(f"{spec} in {seconds:.1f} s" for spec, seconds in played.warm_ups)
+            echo(f"game {played.index}: agents warmed up in its worker before the first move: {warmed}")
         if echo is not None and played.report.faulty is not None:
             echo(f"game {played.number}: {played.players[played.report.faulty - 1]} lost by "
                  f"{played.report.end}: {played.report.detail}")  # fmt: skip
