@@ -354,7 +354,7 @@ def run_tournament(
         record_game(store, event, played, logs)
         if echo is not None and played.warm_ups:
             warmed = ", ".join(f"{spec} in {seconds:.1f} s" for spec, seconds in played.warm_ups)
-            echo(f"game {played.index}: agents warmed up in its worker before the first move: {warmed}")
+            echo(f"game {played.number}: agents warmed up in its worker before the first move: {warmed}")
         if echo is not None and played.report.faulty is not None:
             echo(f"game {played.number}: {played.players[played.report.faulty - 1]} lost by "
                  f"{played.report.end}: {played.report.detail}")  # fmt: skip
