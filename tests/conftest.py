@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -90,7 +91,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if os.environ.get("PYTEST_XDIST_WORKER") is None:
             from warm_kernels import warm
 
-            warm()
+            warm(sys.__stderr__)  # past pytest's capture: CI shows what the minutes before the first test are for
 
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m "not slow"`` deselects

@@ -32,6 +32,9 @@ from awale_env.games.awale16 import kernels as core  # noqa: E402
 TINY = NetworkConfig(channels=8, blocks=1, value_hidden=8, game="awale16")
 NUM_ROTATIONS = num_rotations("awale16")
 OUTPUTS = np.load(Path(__file__).parent / "data" / "alphazero_outputs.npz")  # recorded from the earlier networks
+#: How far the outputs may be from the recorded ones: float32 sums in another order on another CPU (other SIMD
+#: widths in torch's kernels) differ by a few 1e-6 (7.6e-6 seen on logits up to 16); a changed network by far more.
+OUTPUTS_TOLERANCE = {"rtol": 1e-5, "atol": 1e-4}
 
 
 def search_states(states, evaluate, simulations, noise_seeds=None, leaves=1):
@@ -319,8 +322,8 @@ def test_the_first_shipped_network_gives_the_outputs_recorded_before_one_class_s
     net.load_state_dict(payload["state_dict"])  # strict: the same parameters under the same names
     with torch.inference_mode():
         logits, values = net(torch.from_numpy(OUTPUTS["awale16.obs"]))
-    np.testing.assert_allclose(logits.numpy(), OUTPUTS["awale16.logits"], rtol=0, atol=1e-6)
-    np.testing.assert_allclose(values.numpy(), OUTPUTS["awale16.value"], rtol=0, atol=1e-6)
+    np.testing.assert_allclose(logits.numpy(), OUTPUTS["awale16.logits"], **OUTPUTS_TOLERANCE)
+    np.testing.assert_allclose(values.numpy(), OUTPUTS["awale16.value"], **OUTPUTS_TOLERANCE)
     assert load_network(pretrained_path()).config.game == "awale16"  # the default game's, found by its name
 
 

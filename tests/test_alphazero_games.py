@@ -26,6 +26,9 @@ from awale_env.games import GAMES, get_game, oware  # noqa: E402
 
 OTHER_GAMES = ("oware", "hawalis")
 OUTPUTS = np.load(Path(__file__).parent / "data" / "alphazero_outputs.npz")  # recorded from the earlier networks
+#: How far the outputs may be from the recorded ones: float32 sums in another order on another CPU (other SIMD
+#: widths in torch's kernels) differ by a few 1e-6 (7.6e-6 seen on logits up to 16); a changed network by far more.
+OUTPUTS_TOLERANCE = {"rtol": 1e-5, "atol": 1e-4}
 
 
 def tiny(game: str) -> NetworkConfig:
@@ -110,8 +113,8 @@ def test_the_ring_network_from_the_games_data_computes_what_the_earlier_one_did(
     net.load_state_dict({k[len(prefix) :]: torch.from_numpy(OUTPUTS[k]) for k in OUTPUTS.files if k.startswith(prefix)})
     with torch.no_grad():
         logits, values = net(torch.from_numpy(OUTPUTS[f"{game}.obs"]))
-    np.testing.assert_allclose(logits.numpy(), OUTPUTS[f"{game}.logits"], rtol=0, atol=1e-6)
-    np.testing.assert_allclose(values.numpy(), OUTPUTS[f"{game}.value"], rtol=0, atol=1e-6)
+    np.testing.assert_allclose(logits.numpy(), OUTPUTS[f"{game}.logits"], **OUTPUTS_TOLERANCE)
+    np.testing.assert_allclose(values.numpy(), OUTPUTS[f"{game}.value"], **OUTPUTS_TOLERANCE)
 
 
 def test_the_shipped_networks_are_found_by_the_games_name(tmp_path, monkeypatch):
