@@ -99,6 +99,7 @@ def test_demo_trains_then_prints_an_elo_table_and_writes_a_chart(tmp_path):
     assert result.exit_code == 0, result.output
     assert f"ppo:path={run_dir / 'checkpoints' / 'last.zip'}" in result.output
     assert "Elo" in result.output and "alphabeta:depth=2" in result.output
+    assert "\r" not in result.output  # no bar frames off a terminal: plain lines
     assert (run_dir / "arena" / "elo.png").stat().st_size > 0
     assert (run_dir / "eval.csv").exists()
 

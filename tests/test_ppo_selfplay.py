@@ -376,7 +376,7 @@ def test_a_resume_takes_the_options_it_may_change_refuses_the_others_and_logs_pl
     err = capsys.readouterr().err  # stderr is no terminal here: progress as plain lines
     assert "\r" not in err
     last = err.splitlines()[-1]
-    assert last.startswith("ppo: 1,536/1,536 moves (100%), ") and "; win rates at 1,536: random=" in last
+    assert last.startswith("ppo: 1,536/1,536 moves (100%), ") and "; win rates at 1,536 moves: random=" in last
 
 
 def test_ctrl_c_stops_a_run_with_one_line_saying_how_to_resume(tmp_path):

@@ -123,7 +123,9 @@ class SelfPlay(BaseCallback):
         self.logger.dump(steps)
         self.eval_log.append(rows)
         rates = " ".join(f"{row['opponent']}={row['win_rate']:.0%}" for row in rows)
-        self.progress.status(f"win rates at {steps:,}: {rates}")
+        following = (steps // self.args.eval_every + 1) * self.args.eval_every
+        later = f"; next after {following:,}" if following < self.progress.total else ""
+        self.progress.status(f"win rates at {steps:,} moves: {rates}{later}")  # shown until the next evaluation
 
     def checkpoint(self, steps: int) -> None:
         directory = self.run_dir / CHECKPOINT_DIR

@@ -19,9 +19,8 @@ from contextlib import contextmanager
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from tqdm import tqdm
-
 from training.competition.programs import exit_status
+from training.run_logs import Clock, Progress
 
 #: Where the games are played: worker processes on this machine, or Ray actors (training.ray_backend).
 BACKENDS = ("process", "ray")
@@ -183,12 +182,13 @@ def run_tasks(
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if runtime_env is not None and backend != "ray":
         raise ValueError("a runtime environment (--runtime-env) is for backend='ray'")
-    bar = tqdm(total=len(tasks), desc="games", unit="game", disable=not progress)
+    # the first game of each worker carries its start: the time left is estimated from the games after them
+    bar = Progress(name, len(tasks), 0, "game", Clock(), progress, warmup=workers)
 
     def done(result: Any) -> None:
         if finished is not None:
             finished(result)
-        bar.update()
+        bar.update(1)
 
     try:
         if backend == "ray":
