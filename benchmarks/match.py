@@ -3,24 +3,23 @@
     python benchmarks/match.py ppo:pretrained alphabeta:depth=2 --games 200 --seed 0 \\
         --out benchmarks/results/ppo/pretrained_vs_alphabeta2.json
 
-Mirrored pairs of games from random 4-ply openings, seats swapped (:func:`training.arena.play_match`). The file holds
-the first agent's wins, draws and losses, its score (a draw counts half) with a 95 % confidence interval (normal
-approximation on the games' scores), the digest of each agent's weights file, and the games.
+Mirrored pairs of games from random 4-ply openings, seats swapped (:func:`training.arena.play_match`). The file is a
+result file as every benchmark writes it (:func:`provenance.write_result`: date, command, machine, commit, load),
+so that ``benchmarks/update_docs.py`` writes its figures into the docs: the first agent's ``wins``, ``draws`` and
+``losses`` (``match``: all three, shown ``113-2-85 (57.0 %)``), its ``score`` (a draw counts half) with a 95 %
+confidence interval ``score_low``-``score_high`` (normal approximation on the games' scores) and ``wall_s``;
+beside them the digest of each agent's weights file and the games.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import os
-import platform
-import shlex
-import sys
 import time
 from dataclasses import asdict
-from datetime import UTC, datetime
 from pathlib import Path
+
+from provenance import write_result
 
 import agents
 from agents.base import weights_digest
@@ -48,39 +47,28 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
-    started, load = time.monotonic(), os.getloadavg()
+    started = time.monotonic()
     try:
         result = play_match(args.agent, args.opponent, args.games, args.seed, args.workers, progress=False)
     except ValueError as error:
         parser.exit(2, f"error: {error}\n")
     (pair,) = [p for p in result.pairs if p["agent"] == args.agent]
     score, low, high = score_interval(pair["wins"], pair["draws"], pair["losses"])
-    record = {
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "command": "python benchmarks/match.py " + shlex.join(sys.argv[1:] if argv is None else argv),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores",
-        "load_average_start": [round(x, 2) for x in load],
-        "load_average_end": [round(x, 2) for x in os.getloadavg()],
-        "wall_s": round(time.monotonic() - started, 1),
-        "agent": args.agent,
-        "opponent": args.opponent,
-        "weights_sha256": {
-            spec: weights_digest(agents.make(spec), DEFAULT_GAME) for spec in (args.agent, args.opponent)
-        },
-        "games": args.games,
-        "seed": args.seed,
+    figures = {
         "wins": pair["wins"],
         "draws": pair["draws"],
         "losses": pair["losses"],
+        "games": args.games,
         "score": round(score, 4),
-        "score_ci95": [round(low, 4), round(high, 4)],
-        "game_records": [asdict(game) for game in result.games],
+        "score_low": round(low, 4),
+        "score_high": round(high, 4),
+        "wall_s": round(time.monotonic() - started, 1),
     }
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(record, indent=1) + "\n")
+    digests = {spec: weights_digest(agents.make(spec), DEFAULT_GAME) for spec in (args.agent, args.opponent)}
     print(f"{args.agent} vs {args.opponent}: {pair['wins']}-{pair['draws']}-{pair['losses']}, score {score:.1%} "
-          f"[{low:.1%}, {high:.1%}] over {args.games} games; load {load[0]:.1f}; wrote {out}")  # fmt: skip
+          f"[{low:.1%}, {high:.1%}] over {args.games} games")  # fmt: skip
+    write_result(Path(args.out), figures, agent=args.agent, opponent=args.opponent, seed=args.seed,
+                 weights_sha256=digests, game_records=[asdict(game) for game in result.games])  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ result under benchmarks/results/ without its suffix: ``engine`` is ``engine.json
 
 - ``<!-- figure:FILE#KEY|FORMAT -->10.7M<!-- /figure -->``: one figure. KEY is a key of the file's figures (nested
   keys joined by dots: ``self_play.moves_per_s``); in an arena folder an agent spec (its standing) or ``A vs B``
-  (their pair's games, from A's side). FORMAT (optional) is one of :data:`FORMATS`.
+  (their pair's games, from A's side); in a match's file (benchmarks/match.py) ``match`` is its W-D-L. FORMAT
+  (optional) is one of :data:`FORMATS`.
 - ``<!-- source:FILE -->...<!-- /source -->``: where FILE's figures come from: command, date, machine, load. A doc
   that shows a figure of FILE credits FILE with a source marker or a table of it.
 - ``<!-- table:NAME -->`` + newline ... ``<!-- /table -->``: a generated block. NAME is one of :data:`TABLES` or an
@@ -73,7 +74,12 @@ def load(name: str, cache: dict[str, Result]) -> Result:
     folder = RESULTS / name
     if path.is_file():
         record = json.loads(path.read_text())
-        result = Result(name, flatten(record["figures"]), record["provenance"])
+        if not isinstance(record, dict) or not {"figures", "provenance"} <= record.keys():
+            raise FigureError(f"{path} is no result file (its figures and provenance, as provenance.py writes them)")
+        figures = flatten(record["figures"])
+        if {"wins", "draws", "losses"} <= figures.keys():  # a match (benchmarks/match.py): its W-D-L as one figure
+            figures["match"] = {key: figures[key] for key in ("wins", "draws", "losses")}
+        result = Result(name, figures, record["provenance"])
     elif (folder / "results.json").is_file():
         arena = json.loads((folder / "results.json").read_text())
         origin = folder / "provenance.json"
@@ -115,6 +121,7 @@ FORMATS: dict[str, Callable[[Any], str]] = {
     "k": lambda v: f"{significant(v / 1e3):g}k",  # 163k
     "int": lambda v: f"{significant(v):,.0f}",  # 17,600 (three significant digits)
     "x": lambda v: f"{v:.1f}x",  # 3.6x
+    "percent": lambda v: f"{100 * v:.1f} %",  # a share: 0.572 is 57.2 %
     "s": lambda v: f"{v:.2f} s",  # 0.62 s
     "raw": lambda v: f"{v}",
     "wdl": wdl,  # 72-1-27 (a pair or a standing)

@@ -110,3 +110,20 @@ def test_the_strength_tables_are_those_the_strength_script_wrote(results):
     assert len(stale) == 2 and "| `a` | 1 |\n<!-- /table -->" in updated and "| `a` | 2 |\n<!-- /table -->" in updated
     with pytest.raises(update_docs.FigureError, match="no table of agents under ## 1 s per move"):
         update_docs.update_text("<!-- table:strength_1s -->\nold\n<!-- /table -->", "doc.md", {})
+
+
+def test_a_match_file_feeds_the_docs_through_the_same_markers(results, capsys):
+    match = load_script("match")
+    match.main(["random", "greedy", "--games", "2", "--out", str(results / "match.json")])
+    assert "random vs greedy: " in capsys.readouterr().out
+    text = (
+        "<!-- figure:match#match -->?<!-- /figure -->, <!-- figure:match#score|percent -->?<!-- /figure --> "
+        "[<!-- figure:match#score_low|percent -->?<!-- /figure -->, <!-- figure:match#score_high|percent -->?"
+        "<!-- /figure -->] (<!-- source:match --><!-- /source -->)"
+    )
+    updated, stale = update_docs.update_text(text, "doc.md", {})
+    assert len(stale) == 5 and "(0.0 %)<!--" in updated and "-->0.0 %<!--" in updated
+    assert "benchmarks/bench_engine.py --out" in updated  # the command as sys.argv has it (see the fixture)
+    (results / "old.json").write_text('{"wins": 1, "draws": 0, "losses": 1}')
+    with pytest.raises(update_docs.FigureError, match="old.json is no result file"):
+        update_docs.update_text("<!-- figure:old#wins -->1<!-- /figure -->", "doc.md", {})
