@@ -5,7 +5,8 @@ game (the course editions beside the 2021 game: issue 14 asks >= 0.7x of the 202
 Single thread, after a warm-up; the time is this process's CPU time, which other processes on the machine change
 far less than the wall clock, and the editions are measured in alternating rounds, so that what load remains hits
 them alike. Each figure is the median of ``--rounds`` rounds; the load average is printed before and after.
-Usage: python benchmarks/bench_playouts.py [--only NAME ...] [--games N] [--rounds N] [--json]
+Usage: python benchmarks/bench_playouts.py [--only NAME ...] [--games N] [--rounds N] [--json] [--out [PATH]]
+(``--out``: benchmarks/results/playouts.json, whose table docs/editions.md shows through ``<!-- table:playouts -->``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import json
 import os
 import statistics
 import time
+
+from provenance import add_out_option, write_result
 
 from awale_env.games import DEFAULT_GAME, GAMES, get_game
 from awale_env.kernels.rng import make_rng
@@ -35,6 +38,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20_000, help="random playouts per game and round")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--json", action="store_true", help="print one JSON object on the last line")
+    add_out_option(parser, "playouts")
     args = parser.parse_args()
 
     names = [DEFAULT_GAME, *(name for name in args.only or GAMES if name != DEFAULT_GAME)]
@@ -55,6 +59,8 @@ def main() -> None:
     if args.json:
         result = {"plies_per_s": median, "load_before": load_before, "load_after": load_after}
         print(json.dumps(result))
+    ratios = {name: median[name] / median[DEFAULT_GAME] for name in names}
+    write_result(args.out, {"plies_per_cpu_s": median, "vs_default": ratios}, rounds=args.rounds, games=args.games)
 
 
 if __name__ == "__main__":

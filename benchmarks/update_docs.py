@@ -163,7 +163,8 @@ def machine_text(provenance: dict[str, Any], with_torch: bool = True) -> str:
     parts = [f"{machine.get('cores', '?')} cores {machine.get('cpu', '?')}"]
     if machine.get("memory_gb"):
         parts.append(f"{machine['memory_gb']:.0f} GB")
-    parts.append(f"Python {machine.get('python', '?')}")
+    if machine.get("python"):
+        parts.append(f"Python {machine['python']}")
     if machine.get("torch") and with_torch:
         parts.append(f"torch {machine['torch']}")
     return ", ".join(parts)
@@ -297,9 +298,20 @@ def strength_table(heading: str | None) -> Callable[[dict[str, Result]], str]:
     return table
 
 
+def playouts_table(cache: dict[str, Result]) -> str:
+    """The engines' random playouts per CPU second, game by game, beside the default game's (bench_playouts.py)."""
+    result = load("playouts", cache)
+    rates = {key.split(".", 1)[1]: value for key, value in result.figures.items() if key.startswith("plies_per_cpu_s.")}
+    rows = ["| game | random playouts | vs the default game |", "| --- | ---: | ---: |"]
+    ratios = {name: result.figures[f"vs_default.{name}"] for name in rates}
+    rows += [f"| `{name}` | {FORMATS['M'](rate)} plies/s | {ratios[name]:.2f}x |" for name, rate in rates.items()]
+    return "\n".join([*rows, "", f"Made by {source_text(result)}."])
+
+
 #: Generated blocks by name (an arena folder's name gives its standings table).
 TABLES: dict[str, Callable[[dict[str, Result]], str]] = {
     "benchmarks": benchmark_table,
+    "playouts": playouts_table,
     "strength": strength_table(None),
     **{f"strength_{seconds}s": strength_table(f"## {seconds} s per move") for seconds in ("0.1", "0.3", "1")},
 }

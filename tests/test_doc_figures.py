@@ -127,3 +127,17 @@ def test_a_match_file_feeds_the_docs_through_the_same_markers(results, capsys):
     (results / "old.json").write_text('{"wins": 1, "draws": 0, "losses": 1}')
     with pytest.raises(update_docs.FigureError, match="old.json is no result file"):
         update_docs.update_text("<!-- figure:old#wins -->1<!-- /figure -->", "doc.md", {})
+
+
+def test_the_editions_playout_table_is_the_playout_scripts_file(results):
+    provenance.write_result(
+        results / "playouts.json",
+        {
+            "plies_per_cpu_s": {"awale16": 18.3e6, "awale16_2025": 14.3e6},
+            "vs_default": {"awale16": 1.0, "awale16_2025": 0.78},
+        },
+    )
+    updated, stale = update_docs.update_text("<!-- table:playouts -->\nold\n<!-- /table -->", "doc.md", {})
+    assert len(stale) == 1
+    assert "| `awale16` | 18.3M plies/s | 1.00x |\n| `awale16_2025` | 14.3M plies/s | 0.78x |" in updated
+    assert "Made by `python benchmarks/bench_engine.py --out`" in updated
