@@ -40,6 +40,14 @@ MARKER = re.compile(
     re.S,
 )
 OPENING = re.compile(r"<!-- (figure|source|table):")
+#: What a measured figure looks like in prose: a speed (``465 moves/s``, ``4,340 games/hour``) or a match's result
+#: (``113-2-85 (57.0 %)``, ``98.8 % of 200 games``). Outside a figure marker, one must stand in a paragraph that names
+#: its result file (a ``benchmarks/results/`` path or a source marker), else ``--check`` fails.
+MEASURED = re.compile(
+    r"\d[\d,.]*[kM]? (?:moves|steps|plies|simulations|nodes|games|evaluations)/s|\d[\d,.]*[kM]? games/hour"
+    r"|\b\d+-\d+-\d+ \(\d[\d.]*(?: ?%)?|\d+(?:\.\d)? % of \d[\d,]* games"
+)
+FILED = ("benchmarks/results/", "<!-- source:", "<!-- table:")
 
 
 class FigureError(ValueError):
@@ -362,17 +370,38 @@ def update_text(text: str, where: str, cache: dict[str, Result]) -> tuple[str, l
     return updated, stale
 
 
-def update(check: bool = False) -> list[str]:
-    """Rewrite (or with ``check``, only compare) every marked region of the docs; the regions out of date."""
+def unfiled(text: str, where: str) -> list[str]:
+    """The measured figures (:data:`MEASURED`) of ``text`` outside figure markers in a paragraph (or list item) that
+    names no result file: a claim nothing stands behind."""
+    found = []
+    blanked = re.sub(r"```.*?```", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)  # code: commands
+    blanked = MARKER.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)) if m["kind"] == "figure" else m.group(0), blanked)
+    start = 0
+    for paragraph in re.split(r"(\n\s*\n|\n(?=\s*- ))", blanked):
+        if not any(mark in paragraph for mark in FILED):
+            for match in MEASURED.finditer(paragraph):
+                line = blanked.count("\n", 0, start + match.start()) + 1
+                found.append(f"{where}:{line}: {match.group(0)!r} has no result file: put it in a figure marker or "
+                             "name its file (benchmarks/results/...) beside it")  # fmt: skip
+        start += len(paragraph)
+    return found
+
+
+def update(check: bool = False) -> tuple[list[str], list[str]]:
+    """Rewrite (or with ``check``, only compare) every marked region of the docs; the regions out of date, and the
+    measured figures without a result file (:func:`unfiled`)."""
     cache: dict[str, Result] = {}
     stale: list[str] = []
+    missing: list[str] = []
     for path in documents():
         text = path.read_text()
-        updated, found = update_text(text, str(path.relative_to(ROOT)), cache)
+        where = str(path.relative_to(ROOT))
+        updated, found = update_text(text, where, cache)
         stale += found
+        missing += unfiled(updated, where)
         if not check and updated != text:
             path.write_text(updated)
-    return stale
+    return stale, missing
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -380,17 +409,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a region is out of date")
     args = parser.parse_args(argv)
     try:
-        stale = update(check=args.check)
+        stale, missing = update(check=args.check)
     except FigureError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    for line in stale:
+    for line in [*stale, *missing]:
         print(line)
+    if missing:
+        print(f"{len(missing)} measured figure(s) with no result file behind them: mark them or name their files")
     if args.check and stale:
         print(f"{len(stale)} region(s) disagree with their result files: python benchmarks/update_docs.py")
+    if args.check and (stale or missing):
         return 1
     print("up to date" if not stale else f"rewrote {len(stale)} region(s)")
-    return 0
+    return 1 if missing else 0
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -26,11 +27,30 @@ update_docs = load_script("update_docs")
 provenance = load_script("provenance")
 
 
-def test_docs_figures_agree_with_their_result_files():
-    stale = update_docs.update(check=True)
+def test_docs_figures_agree_with_their_result_files_and_none_is_without_one():
+    stale, missing = update_docs.update(check=True)
     assert not stale, "figures differ from their result files; run python benchmarks/update_docs.py:\n" + "\n".join(
         stale
     )
+    assert not missing, "measured figures with no result file:\n" + "\n".join(missing)
+
+
+def test_check_fails_on_a_measured_figure_with_no_file_beside_it():
+    text = (
+        "Fast: 465 moves/s on 2 cores.\n\nBeat it 113-2-85 (57.0 %) (`benchmarks/results/ppo/x.json`).\n\n"
+        "- won 98.8 % of 200 games\n- <!-- figure:engine#plies_per_s -->1<!-- /figure --> plies\n\n"
+        "```bash\npython bench.py  # 12 moves/s\n```\n"
+    )
+    missing = update_docs.unfiled(text, "doc.md")
+    assert [line.split(": ", 1)[0] for line in missing] == ["doc.md:1", "doc.md:5"]
+    assert "'465 moves/s' has no result file" in missing[0] and "'98.8 % of 200 games'" in missing[1]
+
+
+def test_update_docs_check_runs_as_a_command():
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "update_docs.py"), "--check"],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip().endswith("up to date")
 
 
 def test_readme_benchmarks_and_arena_tables_come_from_files():
