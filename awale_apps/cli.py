@@ -561,6 +561,7 @@ def demo(
 
     from training import ppo_config, ppo_selfplay
     from training.arena import format_table, round_robin
+    from training.run_logs import format_seconds
 
     if not 1 <= steps <= DEMO_MAX_STEPS or workers < 1 or not 2 <= games <= DEMO_MAX_GAMES or games % 2:
         _fail(f"need --steps from 1 to {DEMO_MAX_STEPS:,}, --workers >= 1 and an even --games from 2 to "
@@ -578,10 +579,14 @@ def demo(
     )
     ppo_config.resolved(args)  # a bad --steps or --seed: one line before anything starts
     typer.echo(f"1/2 self-play PPO for {steps:,} moves into {run_dir}")
+    started = time.monotonic()
     checkpoint = ppo_selfplay.train(args)
+    typer.echo(f"1/2 done in {format_seconds(time.monotonic() - started)}")  # benchmarks/bench_demo.py reads these
     trained = f"ppo:path={checkpoint}"
     typer.echo(f"2/2 arena: {games} games per pair, {workers} workers")
+    started = time.monotonic()
     result = round_robin([trained, *DEMO_OPPONENTS, *DEMO_SHIPPED.get(game, ())], games, seed, workers, game=game)
+    typer.echo(f"2/2 done in {format_seconds(time.monotonic() - started)}")
     typer.echo(format_table(result))
     paths = _write_results(result, run_dir / "arena")
     typer.echo(f"wrote {', '.join(map(str, paths))}; learning curves: python -m training.plots {run_dir}")

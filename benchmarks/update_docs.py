@@ -131,6 +131,7 @@ FORMATS: dict[str, Callable[[Any], str]] = {
     "x": lambda v: f"{v:.1f}x",  # 3.6x
     "percent": lambda v: f"{100 * v:.1f} %",  # a share: 0.572 is 57.2 %
     "s": lambda v: f"{v:.2f} s",  # 0.62 s
+    "min": lambda v: f"{v / 60:.0f} min",  # seconds as minutes: 1,234 is 21 min
     "raw": lambda v: f"{v}",
     "wdl": wdl,  # 72-1-27 (a pair or a standing)
     "score": score,  # 72.5 %

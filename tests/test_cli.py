@@ -4,6 +4,7 @@ awale_apps`` and the deprecated ``awale_env.cli`` path."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from importlib.metadata import version
@@ -100,6 +101,8 @@ def test_demo_trains_then_prints_an_elo_table_and_writes_a_chart(tmp_path):
     assert f"ppo:path={run_dir / 'checkpoints' / 'last.zip'}" in result.output
     assert "Elo" in result.output and "alphabeta:depth=2" in result.output
     assert "\r" not in result.output  # no bar frames off a terminal: plain lines
+    assert re.search(r"^1/2 done in \d+:\d\d:\d\d$", result.output, re.M)  # each step says what it cost
+    assert re.search(r"^2/2 done in \d+:\d\d:\d\d$", result.output, re.M)
     assert (run_dir / "arena" / "elo.png").stat().st_size > 0
     assert (run_dir / "eval.csv").exists()
 

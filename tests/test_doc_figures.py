@@ -149,6 +149,15 @@ def test_a_match_file_feeds_the_docs_through_the_same_markers(results, capsys):
         update_docs.update_text("<!-- figure:old#wins -->1<!-- /figure -->", "doc.md", {})
 
 
+def test_the_demo_benchmark_reads_each_steps_time_from_the_demo():
+    bench_demo = load_script("bench_demo")
+    output = "1/2 self-play PPO for 4,096 moves into x\n1/2 done in 0:12:05\n2/2 arena: ...\n2/2 done in 1:00:01\n"
+    assert bench_demo.step_seconds(output) == {"ppo_seconds": 725, "arena_seconds": 3601}
+    with pytest.raises(ValueError, match="lacks its 'N/2 done in' lines"):
+        bench_demo.step_seconds("1/2 done in 0:00:01\n")
+    assert update_docs.FORMATS["min"](725) == "12 min"
+
+
 def test_the_editions_playout_table_is_the_playout_scripts_file(results):
     provenance.write_result(
         results / "playouts.json",
