@@ -64,3 +64,15 @@ def test_the_arena_writes_no_bar_frames_into_a_pipe():
     result = CliRunner().invoke(app, argv)
     assert result.exit_code == 0, result.output
     assert "\r" not in result.output and "Elo" in result.output
+
+
+def test_lines_printed_while_a_bar_runs_land_above_it():
+    screen = Terminal()
+    progress = run_logs.Progress("tournament", 4, 0, "game", run_logs.Clock(), stream=screen)
+    progress.update(1)
+    with progress.above():
+        print("game 1: sleeper lost by timeout", file=screen)
+    progress.update(1)
+    progress.close()
+    before, after = screen.getvalue().split("game 1: sleeper lost by timeout\n")
+    assert before.endswith("\r") and "tournament" in after  # the bar was cleared, the line kept, the bar redrawn

@@ -11,7 +11,8 @@ import io
 import sys
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -240,6 +241,15 @@ class Progress:
             self.bar.set_postfix_str(text)
         elif self.plain:
             self._line()
+
+    @contextmanager
+    def above(self) -> Iterator[None]:
+        """Lines printed inside (a game's result, on stdout or stderr) go above the bar, never glued to it."""
+        if self.bar is None:
+            yield
+            return
+        with tqdm.external_write_mode(file=self.stream):
+            yield
 
     def note(self, text: str) -> None:
         """A message that does not replace the status (a skipped evaluation)."""

@@ -187,7 +187,8 @@ def run_tasks(
 
     def done(result: Any) -> None:
         if finished is not None:
-            finished(result)
+            with bar.above():  # what it prints (a tournament's faults) lands above the bar
+                finished(result)
         bar.update(1)
 
     try:
