@@ -7,7 +7,6 @@ modules are imported on first use.
 
 from agents.base import Agent, reset_agent
 from agents.registry import AGENTS, AgentEntry, AgentSpecError, format_spec, known_agents, make, parse_spec
-from agents.simple import GreedyAgent, RandomAgent
 
 __all__ = [
     "AGENTS",
@@ -26,9 +25,14 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    """``agents.AlphaZeroAgent`` imports torch, so it is loaded only when first asked for."""
+    """``agents.AlphaZeroAgent`` imports torch and the simple agents numpy, so they are loaded when first asked for:
+    importing the registry alone (``awale bot`` checks its spec before numpy loads) takes the standard library."""
     if name == "AlphaZeroAgent":
         from agents.alphazero import AlphaZeroAgent
 
         return AlphaZeroAgent
+    if name in ("GreedyAgent", "RandomAgent"):
+        from agents import simple
+
+        return getattr(simple, name)
     raise AttributeError(f"module 'agents' has no attribute {name!r}")

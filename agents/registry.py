@@ -191,6 +191,13 @@ def format_spec(name: str, params: Mapping[str, Any] | None = None) -> str:
     return name + (":" + ",".join(items) if items else "")
 
 
+def check_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """The agent's name and its keyword arguments, converted and checked, without building it (nor importing its
+    module); AgentSpecError as :func:`make` raises it."""
+    name, kwargs = parse_spec(spec)
+    return name, _check(name, kwargs)
+
+
 def _check(name: str, kwargs: dict[str, Any]) -> dict[str, Any]:
     params = AGENTS[name].params
     checked = {}

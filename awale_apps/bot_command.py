@@ -1,41 +1,41 @@
-"""The ``awale bot`` command: its options (one typer function, which the ``awale`` command and the lean launcher of
-:mod:`awale_apps.launch` both register) and what runs a game or the one-time preparation.
+"""The ``awale bot`` command: its options (parsed with the standard library's argparse, so that a fresh bot answers
+before any command-line framework, numpy, numba or torch loads) and what runs a game or the one-time preparation.
 
-Nothing here imports numpy, numba or torch at load, so that the bot answers its first line from the opening book
-before they load; the game's registry is imported only when there is no book for the game (a name not in the book
-folder is checked against it at once) or the game has rule flags or a ply limit.
+A game: the bot reads its rules in plain Python (:func:`awale_apps.bot_fallback.plain_rules`) and its opening book at
+once, checks the agent's spec, starts the agent's own process (:mod:`awale_apps.bot_engine`) and answers the referee
+from the book, then from the agent once it is ready, else from the fallback player. A game without plain rules
+loads its compiled rules before the first line (and has no fallback until they are there).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
+import signal
 import sys
 import threading
 import time
-from typing import Annotated, Any
+from pathlib import Path
+from typing import Any, NoReturn
 
-import typer
-
-from awale_apps import check_packages
 from awale_apps.bot import (
     DEFAULT_BUDGET,
     BotGame,
-    Engine,
     LineReader,
     ProtocolError,
     claim_stdout,
     parse_seat,
+    process_start,
     spec_budget,
 )
+from awale_apps.bot_engine import EnginePlayer, EngineProcess
+from awale_apps.bot_fallback import CompiledRules, plain_rules
+from awale_apps.game_settings import MAX_PLIES_LIMIT, rule_values
 from awale_apps.opening_book import load_book
 
-#: When the process started, as near as Python can tell: the course's referee times the first answer from launch.
-LAUNCHED = time.monotonic()
 #: The default agent: alpha-beta with 2 s per move, a second below the course's 3 s per answer.
 DEFAULT_AGENT = f"alphabeta:time={DEFAULT_BUDGET:g}"
-
-
-#: One writer on standard error at a time: the engine's thread logs while the main one answers.
+#: One writer on standard error at a time: the engine's reader thread logs while the main one answers.
 STDERR_LOCK = threading.Lock()
 
 
@@ -50,125 +50,185 @@ def log(message: str) -> None:
     say(f"awale bot: {message}")
 
 
-def fail(message: str, code: int = 2) -> None:
-    """One line ``error: ...`` on standard error and exit ``code``."""
+class BotExit(Exception):
+    """The bot stops with ``code`` after one line on standard error (already written)."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """One line ``error: ...`` on standard error, then exit ``code``."""
     say("error: " + " ".join(message.split()))
-    raise typer.Exit(code)
+    raise BotExit(code)
 
 
-def bot(
-    seat: Annotated[
-        str | None, typer.Argument(help="the seat (last argument): JoueurA or JoueurB, 1 or 2; none: START decides")
-    ] = None,
-    game: Annotated[
-        str | None, typer.Option(help="the edition's game, required (awale --help lists the games)")
-    ] = None,
-    agent: Annotated[
-        str, typer.Option(help="agent spec; its time= is each answer's budget from the arrival of the line")
-    ] = DEFAULT_AGENT,
-    rule: Annotated[list[str] | None, typer.Option(help="a rule flag of the game as name=value, repeatable")] = None,
-    max_plies: Annotated[
-        int | None, typer.Option(help="ply limit (default none: the referee ends the game; a rule's limit holds)")
-    ] = None,
-    result_lines: Annotated[
-        bool, typer.Option(help="write its own game-ending move as RESULT <move> <score A> <score B>")
-    ] = False,
-    seed: Annotated[int | None, typer.Option(help="seed of the agent")] = None,
-    use_book: Annotated[
-        bool, typer.Option("--book/--no-book", help="answer the first plies from the game's opening book, if any")
-    ] = True,
-    prepare: Annotated[
-        bool, typer.Option(help="compile and cache what the agent needs for the game, then exit (once per install)")
-    ] = False,
-) -> None:
-    """A player program for the course's referee: one game over standard input and output (docs/editions.md)."""
-    if game is None:
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with its errors on one line (the referee's log shows one line per problem)."""
+
+    def error(self, message: str) -> NoReturn:
+        fail(f"{message}; see awale bot --help")
+
+
+def parser() -> argparse.ArgumentParser:
+    bot = OneLineParser(
+        prog="awale bot",
+        description="A player program for the course's referee: one game over standard input and output "
+        "(docs/editions.md).",
+    )
+    bot.add_argument("seat", nargs="?", help="the seat: JoueurA or JoueurB, 1 or 2; none: START decides")
+    bot.add_argument("--game", help="the edition's game, required (awale --help lists the games)")
+    bot.add_argument("--agent", default=DEFAULT_AGENT,
+                     help=f"agent spec; its time= is each answer's budget from the arrival of the line "
+                          f"(default {DEFAULT_AGENT})")  # fmt: skip
+    bot.add_argument("--rule", action="append", help="a rule flag of the game as name=value, repeatable")
+    bot.add_argument("--max-plies", type=int,
+                     help="ply limit (default none: the referee ends the game; a rule's limit holds)")  # fmt: skip
+    bot.add_argument("--result-lines", action="store_true",
+                     help="write its own game-ending move as RESULT <move> <score A> <score B>")  # fmt: skip
+    bot.add_argument("--seed", type=int, help="seed of the agent")
+    bot.add_argument("--book", action=argparse.BooleanOptionalAction, default=True,
+                     help="answer the first plies from the game's opening book, if any")  # fmt: skip
+    bot.add_argument("--fallback", action=argparse.BooleanOptionalAction, default=True,
+                     help="while the agent loads (or is late), answer from the plain rules' shallow search; "
+                          "--no-fallback waits for the agent (for a referee that allows its load)")  # fmt: skip
+    bot.add_argument(
+        "--prepare",
+        action="store_true",
+        help="compile and cache what the agent needs for the game, then exit (once per install)",
+    )
+    return bot
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``awale bot ...``: exit code 0 at the end of a game, 2 for bad options or a refused line, 1 for an agent
+    that cannot load for want of something installed, 130 on Ctrl-C, 143 on SIGTERM."""
+    launched = process_start()
+    try:
+        run(parser().parse_args(argv), launched)
+    except BotExit as stop:
+        raise SystemExit(stop.code) from None
+    except KeyboardInterrupt:
+        say("\ninterrupted")
+        raise SystemExit(130) from None
+
+
+def run(args: argparse.Namespace, launched: float) -> None:
+    if args.game is None:
         from awale_env.games import GAMES
 
         fail(f"--game is required: the edition's rules ({', '.join(GAMES)})")
     try:
-        seat_index = None if seat is None else parse_seat(seat)
-        book = None if rule or max_plies is not None or not use_book else load_book(game)
+        seat = None if args.seat is None else parse_seat(args.seat)
+        spec = check_agent(args.agent)
+        if args.max_plies is not None and not 0 <= args.max_plies <= MAX_PLIES_LIMIT:
+            raise ValueError(f"--max-plies must be 0 (no limit) to {MAX_PLIES_LIMIT:,}, got {args.max_plies}")
     except ValueError as error:
         fail(str(error))
-    resolve = _settings(game, rule, max_plies)
-    if book is None:
-        resolve = _resolved(*resolve())  # an unknown game, rule or limit: one line at once, before any input
-    if prepare:
-        _prepare(agent, resolve, seed, book is not None)
+    budget = spec_budget(spec)
+    engine_argv = ["--game", args.game, "--agent", spec, "--max-plies", str(args.max_plies or 0),
+                   "--budget", str(budget), *(["--seed", str(args.seed)] if args.seed is not None else []),
+                   *(word for rule in args.rule or [] for word in ("--rule", rule))]  # fmt: skip
+    if args.prepare:
+        prepare(engine_argv, args.game, launched)
         return
-    run_bot(agent, resolve, seat_index, book, result_lines, seed)
+    rules = game_rules(args.game, args.rule, args.max_plies)
+    book = None
+    if args.book and not args.rule and args.max_plies is None:
+        book = load_book(rules, log)
+    play(engine_argv, rules, seat, book, args, budget, launched)
 
 
-def _settings(name: str, rules: list[str] | None, max_plies: int | None):
-    """What loads the game and its settings (in the engine's thread): a function giving (game, options, ply limit);
-    exits with one line for a bad name, flag or limit."""
+def check_agent(spec: str) -> str:
+    """``spec``, checked without building the agent: a known agent, parameters of the right kinds, and a weights
+    file (``path=``) that exists (its format and game are checked as the agent loads); ValueError naming what is
+    wrong."""
+    from agents.registry import WEIGHTS_PARAMETER, check_spec
 
-    def resolve() -> tuple[Any, dict[str, Any], int | None]:
-        try:
-            check_packages()  # a folder called agents/ in the working directory would hide ours
-        except ImportError as error:
-            fail(str(error), code=1)
+    _, params = check_spec(spec)
+    if WEIGHTS_PARAMETER in params:
+        path = Path(params[WEIGHTS_PARAMETER]).expanduser()
+        if not path.exists():
+            raise ValueError(f"the agent's weights file {str(path)!r} (path= of {spec!r}) does not exist")
+        if not (path.is_file() or path.is_dir()) or not os.access(path, os.R_OK):
+            raise ValueError(f"the agent's weights {str(path)!r} (path= of {spec!r}) are no readable file")
+    return spec
+
+
+def game_rules(game: str, rules: list[str] | None, max_plies: int | None) -> Any:
+    """The rules the bot keeps the position with: the game's plain rules, else its compiled ones (loaded now); one
+    line for a bad name, flag or limit."""
+    rules_type = plain_rules(game)
+    try:
+        if rules_type is not None:
+            return rules_type(max_plies, **rule_values(rules, game, tuple(rules_type.flags)))
+        started = time.monotonic()
+        log(f"{game} has no plain-Python rules: waiting for its compiled rules (no fallback before them)")
+        from awale_apps import check_packages
         from awale_apps.game_settings import game_settings
 
-        try:
-            return game_settings(name, rules, 0 if max_plies is None else max_plies)
-        except ValueError as error:
-            fail(str(error))
-
-    return resolve
-
-
-def _resolved(*settings: Any):
-    return lambda: settings
+        check_packages()
+        compiled = CompiledRules(*game_settings(game, rules, 0 if max_plies is None else max_plies))
+        log(f"the rules of {game} loaded in {time.monotonic() - started:.2f} s")
+        return compiled
+    except ImportError as error:
+        fail(str(error), code=1)
+    except ValueError as error:
+        fail(str(error))
 
 
-def _prepare(spec: str, resolve, seed: int | None, has_book: bool) -> None:
-    """``--prepare``: load the engine as a game would (the rules, the fallback, the agent warmed up: numba compiles
-    their kernels into its cache) and exit; one line for a bad spec."""
-    started = time.monotonic()
-    engine = Engine(spec, resolve, seed)
-    engine.load()
-    if isinstance(engine.error, ValueError):
-        fail(str(engine.error))
-    if engine.error is not None:
-        raise engine.error  # a bad name or flag (already one line), Ctrl-C, or a bug
-    book = "an opening book" if has_book else "no opening book (its first answer waits for the engine)"
-    log(f"{spec} is ready for {engine.game.name} in {time.monotonic() - started:.1f} s; {book}")
+def prepare(engine_argv: list[str], game: str, launched: float) -> None:
+    """``--prepare``: load the agent as a game would (numba compiles its kernels into its cache) and exit; one line
+    for a bad spec."""
+    from awale_apps.bot_engine import load, parse_engine_args
+
+    try:
+        load(parse_engine_args(engine_argv))
+    except ImportError as error:
+        fail(str(error), code=1)
+    except ValueError as error:
+        fail(str(error))
+    book = "an opening book" if (Path(__file__).parent / "books" / f"{game}.json").is_file() else "no opening book"
+    fallback = "a fallback player" if plain_rules(game) is not None else "no fallback player (no plain-Python rules)"
+    log(f"{engine_argv[3]} is ready for {game} in {time.monotonic() - launched:.1f} s; {book}, {fallback}")
 
 
-def run_bot(
-    spec: str,
-    resolve,
-    seat: int | None,
-    book,
-    result_lines: bool = False,
-    seed: int | None = None,
-) -> None:
-    """Play one game on standard input and output: the book answers while the engine loads; exit code 2 after a
-    refused line, 1 if the engine cannot load (a bad spec: one line)."""
+def terminated(signum: int, frame: Any) -> NoReturn:
+    """SIGTERM: exit with code 143 through the ``finally`` blocks, which end the agent's process."""
+    raise SystemExit(143)
+
+
+def play(engine_argv: list[str], rules: Any, seat: int | None, book: Any, args: argparse.Namespace, budget: float,
+         launched: float) -> None:  # fmt: skip
+    """Play one game on standard input and output; the agent's process is ended on every way out."""
     moves = claim_stdout()
 
-    def on_error(error: BaseException) -> None:
-        """The engine cannot load: one line and exit at once, whatever the main thread waits for."""
-        if not isinstance(error, typer.Exit):
-            say("error: " + " ".join(str(error).split()))
-        os._exit(error.exit_code if isinstance(error, typer.Exit) else 2)
+    def on_error(message: str, code: int) -> None:
+        """The agent cannot load: one line, and the bot ends at once, whatever the main thread waits for."""
+        say("error: " + message)
+        engine.close()
+        os._exit(code)
 
-    engine = Engine(spec, resolve, seed, on_error, log)
-    engine.start()  # the book answers while it loads
-    session = BotGame(engine, moves, log, seat, book, result_lines, spec_budget(spec))
-    log(f"{spec}, {'with' if book else 'without'} an opening book, reading the referee")
-
-    def refused(error: ProtocolError) -> None:
-        position = "" if session.state is None else f"\n{session.state}"
-        say(f"error: {error}; moves so far: {' '.join(session.history) or 'none'}{position}")
-
-    session.on_refusal = refused
+    engine = EngineProcess(engine_argv, log, on_error, launched)
+    signal.signal(signal.SIGTERM, terminated)
     try:
-        session.play(LineReader(sys.stdin.buffer), LAUNCHED)
-    except ProtocolError:
-        raise typer.Exit(2) from None
-    except BrokenPipeError:
-        say("error: the referee closed the bot's standard output")
-        os._exit(1)  # not through the interpreter's exit, which would flush the closed output again
+        session = BotGame(rules, EnginePlayer(engine, rules, log, args.fallback), moves, log, seat, book,
+                          args.result_lines, budget)  # fmt: skip
+        log(f"{args.agent} for {rules.name}, {'with' if book else 'without'} an opening book, reading the referee "
+            f"{time.monotonic() - launched:.2f} s after the start")  # fmt: skip
+
+        def refused(error: ProtocolError) -> None:
+            say(f"error: {error}; moves so far: {' '.join(session.history) or 'none'}")
+
+        session.on_refusal = refused
+        try:
+            session.play(LineReader(sys.stdin.buffer), launched)
+        except ProtocolError:
+            raise BotExit(2) from None
+        except BrokenPipeError:
+            say("error: the referee closed the bot's standard output")
+            engine.close()
+            os._exit(1)  # not through the interpreter's exit, which would flush the closed output again
+    finally:
+        engine.close()

@@ -30,7 +30,6 @@ import typer
 from typer.core import TyperGroup
 
 from awale_apps import check_packages
-from awale_apps.bot_command import bot
 from awale_apps.game_settings import game_settings
 from awale_apps.web.defaults import (
     DEFAULT_MAX_CLIENT_QUEUE,
@@ -469,7 +468,12 @@ def tournament(
     show(db)
 
 
-app.command()(bot)
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, add_help_option=False)
+def bot(arguments: typer.Context) -> None:
+    """A player program for the course's referee: one game over standard input and output (awale bot --help)."""
+    from awale_apps.bot_command import main as bot_main
+
+    bot_main(arguments.args)
 
 
 @app.command()

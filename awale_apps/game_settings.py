@@ -3,24 +3,25 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from awale_env.games import Game, get_game
+if TYPE_CHECKING:
+    from awale_env.games import Game
 
 #: The largest ``--max-plies`` (0 is no limit): far beyond any game, well inside what the compiled rules count.
 MAX_PLIES_LIMIT = 1_000_000
 
 
-def game_settings(name: str, rules: list[str] | None, max_plies: int | None) -> tuple[Game, dict[str, Any], int | None]:
-    """The game, its rule flags parsed from ``name=value`` words (ints, true/false, else text) and the ply limit
-    (None: the game's default, 0: none); ValueError naming what is allowed for a bad name, flag or value."""
-    game = get_game(name)
+def rule_values(rules: list[str] | None, game: str, flags: tuple[str, ...]) -> dict[str, Any]:
+    """The rule flags of ``name=value`` words: ints, true/false, else text (the game checks names and values);
+    ValueError for a word that is not ``name=value``, naming the flags of ``game``. Standard library only: ``awale
+    bot`` reads its flags before numpy loads."""
     options: dict[str, Any] = {}
     for rule in rules or []:
         key, eq, text = rule.partition("=")
         if not eq or not key.strip():
-            raise ValueError(f"--rule takes name=value, got {rule!r}; the rule flags of {game.name}: "
-                             f"{', '.join(game.rule_options) or 'none'}")  # fmt: skip
+            raise ValueError(f"--rule takes name=value, got {rule!r}; the rule flags of {game}: "
+                             f"{', '.join(flags) or 'none'}")  # fmt: skip
         text = text.strip()
         lowered = text.lower()
         value: Any = text
@@ -29,6 +30,16 @@ def game_settings(name: str, rules: list[str] | None, max_plies: int | None) -> 
         elif lowered in ("true", "false"):
             value = lowered == "true"
         options[key.strip()] = value
+    return options
+
+
+def game_settings(name: str, rules: list[str] | None, max_plies: int | None) -> tuple[Game, dict[str, Any], int | None]:
+    """The game, its rule flags parsed from ``name=value`` words (ints, true/false, else text) and the ply limit
+    (None: the game's default, 0: none); ValueError naming what is allowed for a bad name, flag or value."""
+    from awale_env.games import get_game
+
+    game = get_game(name)
+    options = rule_values(rules, game.name, game.rule_options)
     unknown = sorted(set(options) - set(game.rule_options))
     if unknown:
         raise ValueError(f"unknown rule flag(s) {', '.join(unknown)} for {game.name}; its flags: "

@@ -1,6 +1,6 @@
-"""The ``awale`` command's entry point: ``awale bot`` runs through its own small typer app, so that a fresh bot
-process answers its first line before the rest of the command (and numpy, numba, torch) loads; every other
-subcommand goes to :mod:`awale_apps.cli`."""
+"""The ``awale`` command's entry point: ``awale bot`` runs through its own argparse parser
+(:mod:`awale_apps.bot_command`), so that a fresh bot process answers its first line before any command-line
+framework (and numpy, numba, torch) loads; every other subcommand goes to the typer app of :mod:`awale_apps.cli`."""
 
 from __future__ import annotations
 
@@ -14,14 +14,6 @@ def main() -> None:
 
         cli_main()
         return
-    import typer
+    from awale_apps.bot_command import main as bot_main
 
-    from awale_apps.bot_command import bot
-
-    app = typer.Typer(pretty_exceptions_enable=False, add_completion=False, rich_markup_mode=None)
-    app.command()(bot)
-    try:
-        app(args=sys.argv[2:], prog_name="awale bot")
-    except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
-        raise SystemExit(130) from None
+    bot_main(sys.argv[2:])

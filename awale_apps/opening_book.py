@@ -10,15 +10,18 @@ It maps the moves played so far from the initial position (as the game writes th
 for none) to the move to play there. For every ply it covers it holds both seats' positions: the book's own first
 move, an answer to **every legal** first move of the opponent, an answer to every legal reply to the book's first
 move, and so on; so a move that is not a key is either illegal or written another way (the engine decides), and a
-bot at either seat gets its first answer from the book. Only this module's lookup half runs in a bot before its
-engine loads: it imports nothing but the standard library.
+bot at either seat gets its first answer from the book. A book is checked as it is read (and as it is built): each key
+replays legally and each move is legal there, or the book is ignored with one log line. Only this module's lookup half
+runs in a bot before its engine loads: it imports nothing but the standard library.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
+import stat
 import sys
 import time
 from collections.abc import Callable
@@ -29,6 +32,8 @@ from typing import Any
 BOOKS = Path(__file__).resolve().parent / "books"
 #: The largest book file read (the shipped ones are a few KB): a bigger file is not a book.
 MAX_BOOK_BYTES = 1 << 20
+#: The most plies a book may cover (the shipped ones cover 3 or 4; each ply multiplies its size).
+MAX_BOOK_PLIES = 12
 
 
 class OpeningBook:
@@ -51,29 +56,81 @@ def book_path(game: str, folder: Path = BOOKS) -> Path:
     return folder / f"{game}.json"
 
 
-def load_book(game: str, folder: Path = BOOKS) -> OpeningBook | None:
-    """The shipped book of ``game``, None if there is none (or the name is no plain file name); ValueError naming
-    the file for one that is not a book."""
-    if not game.replace("_", "").isalnum() or not game.isascii():
-        return None
-    path = book_path(game, folder)
+class BookError(ValueError):
+    """A file that is not a valid opening book of its game."""
+
+
+def read_book(path: Path) -> Any:
+    """The JSON content of the book file ``path`` (None if there is none), read without ever blocking: a directory,
+    FIFO or device is refused before reading, and so is a file over :data:`MAX_BOOK_BYTES`; BookError naming why."""
     try:
-        with path.open("rb") as file:
-            data = file.read(MAX_BOOK_BYTES + 1)
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         return None
+    except OSError as error:
+        raise BookError(f"cannot be opened ({error.strerror})") from None
     try:
-        if len(data) > MAX_BOOK_BYTES:
-            raise ValueError(f"larger than {MAX_BOOK_BYTES} bytes")
-        content = json.loads(data)
-        moves, plies = content["moves"], content["plies"]
-        if content["game"] != game or not isinstance(plies, int) or not isinstance(moves, dict):
-            raise ValueError("not a book of this game")
-        if not all(isinstance(key, str) and isinstance(move, str) for key, move in moves.items()):
-            raise ValueError("its moves are not text")
-    except (ValueError, KeyError, TypeError) as error:
-        raise ValueError(f"the opening book {path} is damaged: {error}") from None
-    return OpeningBook(game, plies, moves, str(content.get("agent", "")))
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            raise BookError("is not a regular file")
+        if info.st_size > MAX_BOOK_BYTES:
+            raise BookError(f"is larger than {MAX_BOOK_BYTES} bytes")
+        data = os.read(descriptor, MAX_BOOK_BYTES + 1)
+    finally:
+        os.close(descriptor)
+    if len(data) > MAX_BOOK_BYTES:
+        raise BookError(f"is larger than {MAX_BOOK_BYTES} bytes")
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError) as error:
+        raise BookError(f"is not JSON ({str(error)[:80]})") from None
+
+
+def check_book(content: Any, rules: Any) -> OpeningBook:
+    """The book of ``content`` (a book file's JSON) for ``rules`` (a game's rules: ``name``, ``initial()``, its
+    states' ``to_action`` and ``play``, ``format_move``): each key replays legally from the initial position as the
+    game writes its moves, and each move is one legal move there; BookError naming the first fault."""
+    if not isinstance(content, dict) or not isinstance(content.get("moves"), dict):
+        raise BookError("is not a book (a JSON object with 'game', 'plies' and 'moves')")
+    moves, plies = content["moves"], content.get("plies")
+    if content.get("game") != rules.name:
+        raise BookError(f"is a book of {excerpt(content.get('game'))}, not of {rules.name}")
+    if type(plies) is not int or not 0 <= plies <= MAX_BOOK_PLIES:
+        raise BookError(f"'plies' must be an integer 0-{MAX_BOOK_PLIES}, got {excerpt(plies)}")
+    for key, move in moves.items():
+        if not isinstance(move, str):
+            raise BookError(f"its move after {excerpt(key)} is not text: {excerpt(move)}")
+        state = rules.initial()
+        line = [*key.split(" "), move] if key else [move]
+        if len(line) > plies:
+            raise BookError(f"its line {excerpt(key)} goes beyond its {plies} plies")
+        for played in line:
+            try:
+                action = state.to_action(played)
+            except ValueError as error:
+                raise BookError(f"after {excerpt(key)}: {str(error)[:120]}") from None
+            if rules.format_move(action) != played or state.is_terminal:
+                raise BookError(f"after {excerpt(key)}: {excerpt(played)} is not written as the game writes it")
+            state = state.play(action)
+    return OpeningBook(rules.name, plies, moves, str(content.get("agent", ""))[:200])
+
+
+def excerpt(value: Any) -> str:
+    """At most 40 characters of ``value``'s repr, for messages about a file that may hold anything."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def load_book(rules: Any, log: Callable[[str], Any] = print, folder: Path = BOOKS) -> OpeningBook | None:
+    """The shipped book of the game of ``rules`` (see :func:`check_book`), None if there is none; a bad one is
+    ignored with one line to ``log`` naming the file and its fault."""
+    path = book_path(rules.name, folder)
+    try:
+        content = read_book(path)
+        return None if content is None else check_book(content, rules)
+    except BookError as error:
+        log(f"the opening book {path} is ignored: it {error}")
+        return None
 
 
 def build_book(
@@ -116,7 +173,10 @@ def build_book(
     initial = game.initial(max_plies=None)
     for book_player in (initial.to_move, 1 - initial.to_move):  # the bot moves first, then second
         follow(initial, [], book_player)
-    return OpeningBook(game.name, plies, moves, spec)
+    book = OpeningBook(game.name, plies, moves, spec)
+    from awale_apps.bot_fallback import CompiledRules
+
+    return check_book(book.to_json(""), CompiledRules(game, {}, None))
 
 
 def main(argv: list[str] | None = None) -> None:

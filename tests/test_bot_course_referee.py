@@ -53,7 +53,10 @@ def random_ending(bot_seat: int, ender: str, ending: str) -> tuple[int, list[str
 def random_game(bot_seat: int, ender: str, ending: str, *flags: str) -> tuple[list[str], list[str], list[str]]:
     """The two commands (JoueurA's first) of such a game and its moves."""
     seed, moves = random_ending(bot_seat, ender, ending)
-    commands = [[*BOT, "--agent", "random", "--seed", str(seed), "--no-book", *flags], scripted("random", seed)]
+    commands = [
+        [*BOT, "--agent", "random", "--seed", str(seed), "--no-book", "--no-fallback", *flags],
+        scripted("random", seed),
+    ]
     return (*(commands if bot_seat == 0 else commands[::-1]), moves)
 
 

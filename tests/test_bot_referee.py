@@ -13,6 +13,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -20,9 +21,10 @@ import pytest
 from typer.testing import CliRunner
 
 from agents import make
-from awale_apps.bot import BotGame, Engine, LineReader, ProtocolError, parse_seat
+from awale_apps.bot import AgentPlayer, BotGame, LineReader, ProtocolError, parse_seat
+from awale_apps.bot_engine import EnginePlayer
+from awale_apps.bot_fallback import CompiledRules, plain_rules
 from awale_apps.cli import app
-from awale_apps.opening_book import load_book
 from awale_env.games import get_game
 from training.competition.programs import Fault, check_answer
 
@@ -168,14 +170,18 @@ def test_bot_exits_cleanly_at_end_or_end_of_input(protocol_runs, case):
     assert (code, out) == (0, ""), err
 
 
+def in_process(agent, game=GAME, options=None, max_plies=None, **settings) -> BotGame:
+    """A :class:`BotGame` of ``agent`` in this process, without a book, writing into ``game.moves`` (a StringIO)."""
+    rules = CompiledRules(game, options or {}, max_plies)
+    return BotGame(rules, AgentPlayer(agent, rules), io.StringIO(), lambda _: None, **settings)
+
+
 def play_lines(lines: str, seat: int | None, max_plies: int | None = None, result_lines: bool = False) -> str:
     """What a :class:`BotGame` answers to ``lines`` with a random agent (in this process), without a book."""
-    moves = io.StringIO()
-    engine = Engine.ready(GAME, make("random", seed=1), max_plies=max_plies)
+    game = in_process(make("random", seed=1), max_plies=max_plies, seat=seat, result_lines=result_lines)
+    moves = game.moves
     try:
-        BotGame(engine, moves, lambda _: None, seat, result_lines=result_lines).play(
-            LineReader(io.BytesIO(lines.encode()))
-        )
+        game.play(LineReader(io.BytesIO(lines.encode())))
     except ProtocolError:
         assert moves.getvalue().splitlines()[-1].startswith("RESULT REFUSED ")
         raise
@@ -187,7 +193,12 @@ def play_lines(lines: str, seat: int | None, max_plies: int | None = None, resul
     [
         (0, "START\nSTART\n", "START after the game began (ply 1)"),
         (0, "1R\n", "expected START: JoueurA moves first, got '1R'"),
-        (None, "\n", "malformed move ''"),
+        (None, "\n", "one line is one move (or START, END): got an empty line"),
+        (None, " \r\n", "one line is one move (or START, END): got an empty line"),
+        (None, "\r\n", "one line is one move (or START, END): got an empty line"),
+        (1, "14R 11B\n", "one line is one move (or START, END): got several words, '14R 11B'"),
+        (0, " START\n", "one line is one move (or START, END): got spaces"),
+        (1, "1R\r\n\n", "one line is one move (or START, END): got an empty line"),
         (1, "1R\n2R\n", "illegal move 2R for player 0: hole 2 belongs to player 1"),
     ],
 )
@@ -227,24 +238,38 @@ class Timed:
 def test_every_answer_keeps_the_budget_from_the_arrival_of_its_line():
     """The search gets what is left of the budget when it starts, never the agent's own 5 s; the first line's budget
     counts from the launch, so a line that comes 0.3 s after the launch leaves about 0.7 s of a 1-s budget."""
-    GAME.initial().play("1R")  # numba's first use in this process, which a bot makes in its engine's thread
-    agent, moves = Timed(), io.StringIO()
-    game = BotGame(Engine.ready(GAME, agent), moves, lambda _: None, 1, budget=1.0)
+    GAME.initial().play("1R")  # numba's first use in this process, which a bot makes in its engine's process
+    agent = Timed()
+    game = in_process(agent, seat=1, budget=1.0)
     game.play(LineReader(io.BytesIO(b"1R\n3R\n")), launched=time.monotonic() - 0.3)
     assert len(agent.given) == 2 and 0.2 < agent.given[0] <= 0.7 and 0.5 < agent.given[1] <= 1.0, agent.given
 
 
-def test_a_move_the_agent_is_not_loaded_for_in_time_is_played_by_the_fallback():
-    """The rules are there, the agent never comes: the answer is the fallback's (greedy), within the budget."""
-    GAME.initial().play("1R")  # numba's first use in this process, which a bot makes in its engine's thread
-    engine, moves, logged = Engine.ready(GAME, make("greedy")), io.StringIO(), []
-    engine.agent, engine.start = None, lambda: None  # an agent that is still loading
-    engine.loaded.clear()
-    started = time.monotonic()
-    BotGame(engine, moves, logged.append, 0, budget=0.6).play(LineReader(io.BytesIO(b"START\n")))
-    assert time.monotonic() - started < 0.6 + 0.5
-    assert GAME.initial().is_legal(GAME.parse_move(moves.getvalue().strip()))
-    assert "by the fallback greedy (the agent is still loading)" in logged[-2] and logged[-1] == "end of input"
+class Loading:
+    """An agent's process that never gets ready (or, ``late``, is ready and never answers)."""
+
+    def __init__(self, late: bool = False) -> None:
+        self.ready, self.gone, self.asked = threading.Event(), threading.Event(), []
+        if late:
+            self.ready.set()
+
+    def ask(self, moves, until, wait_until):
+        self.asked.append((list(moves), until, wait_until))
+        time.sleep(max(0.0, wait_until - time.monotonic()))
+
+
+@pytest.mark.parametrize("late", [False, True])
+def test_a_move_the_agent_cannot_make_in_time_is_played_by_the_fallback_and_logged(late):
+    """The agent is still loading (or does not answer by the budget): the plain rules' shallow search answers, and
+    the log says where the move came from and why."""
+    rules = plain_rules(GAME.name)()
+    engine, logged = Loading(late), []
+    game = BotGame(rules, EnginePlayer(engine, rules, logged.append), io.StringIO(), logged.append, 0, budget=0.6)
+    game.play(LineReader(io.BytesIO(b"START\n")))
+    assert GAME.initial().is_legal(GAME.parse_move(game.moves.getvalue().strip()))
+    why = "the agent did not answer in time" if late else "the agent is not ready"
+    assert f"from the fallback ({why})" in logged[-2] and logged[-1] == "end of input"
+    assert len(engine.asked) == int(late)
 
 
 class Passive:
@@ -266,11 +291,9 @@ def test_the_400th_move_of_2025_ends_the_game_with_a_result_line(seat):
         state = state.play(line[-1])
     assert (state.ply, state.end_reason) == (400, "move_limit")
     fed = ["START", *line[1::2]] if seat == 0 else line[0::2]
-    moves = io.StringIO()
-    engine = Engine.ready(GAME, Passive())
-    text = "\n".join(fed) + "\n"
-    BotGame(engine, moves, lambda _: None, seat, result_lines=True).play(LineReader(io.BytesIO(text.encode())))
-    answers = moves.getvalue().splitlines()
+    game = in_process(Passive(), seat=seat, result_lines=True)
+    game.play(LineReader(io.BytesIO(("\n".join(fed) + "\n").encode())))
+    answers = game.moves.getvalue().splitlines()
     assert answers[:-1] == line[seat::2][: len(answers) - 1]
     assert answers[-1] == f"RESULT {line[-1]} {state.stores[0]} {state.stores[1]}"
 
@@ -278,10 +301,9 @@ def test_the_400th_move_of_2025_ends_the_game_with_a_result_line(seat):
 def test_joueura_is_whoever_moves_first_when_the_rules_let_the_other_player_start():
     """Oware with ``first_player=1``: JoueurA plays the rules' player 1; its RESULT line gives JoueurA's score first."""
     oware = get_game("oware")
-    moves = io.StringIO()
-    engine = Engine.ready(oware, make("greedy"), {"first_player": 1}, max_plies=1)
-    BotGame(engine, moves, lambda _: None, 0, result_lines=True).play(LineReader(io.BytesIO(b"START\n")))
-    _, move, score_a, score_b = moves.getvalue().split()
+    game = in_process(make("greedy"), oware, {"first_player": 1}, max_plies=1, seat=0, result_lines=True)
+    game.play(LineReader(io.BytesIO(b"START\n")))
+    _, move, score_a, score_b = game.moves.getvalue().split()
     after = oware.initial(first_player=1).play(oware.parse_move(move))
     assert (int(score_a), int(score_b)) == (after.stores[1], after.stores[0])
 
@@ -297,11 +319,36 @@ def test_bot_without_game_names_the_editions_in_one_line_and_prepare_readies_the
                               timeout=TIMEOUT)  # fmt: skip
     assert (prepared.returncode, prepared.stdout) == (0, ""), prepared.stderr
     assert "alphabeta:time=0.1 is ready for awale16_2025" in prepared.stderr and "an opening book" in prepared.stderr
-    bad = start_bot("--agent", "alphabeta:depth=x", "JoueurB")  # the book answers; the engine's load ends it
-    assert exchange(bad, "1R") == load_book(GAME.name).move(["1R"])
-    assert bad.wait(timeout=TIMEOUT) == 2
-    err = bad.stderr.read()
-    assert err.splitlines()[-1].startswith("error: ") and "depth" in err.splitlines()[-1] and "Traceback" not in err
+
+
+#: Agents the bot refuses: (its --agent and --game, what the one error line says); the first three at launch,
+#: before reading a line, the others as soon as the agent's process finds the fault.
+BAD_AGENTS = {
+    "a bad parameter": (["alphabeta:depth=x"], "alphabeta: depth must be int"),
+    "an unknown agent": (["nosuch"], "unknown agent 'nosuch'"),
+    "a missing checkpoint": (["alphazero:path=/no/such/net.pt"], "'/no/such/net.pt' (path= of"),
+    "a tampered checkpoint": (["alphazero:path={tampered}"], "tampered.pt"),
+    "a game it does not play": (["alphazero:pretrained", "--game", "oware"], "not 'oware'"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_AGENTS)
+def test_a_bad_agent_is_refused_with_one_line_and_exit_code_2(case, tmp_path):
+    """The bot never plays a game for an agent that cannot play it: a bad spec or missing file is refused before
+    the first line; a checkpoint that is no network of the game, as the agent loads, even in the middle of a game
+    its book and fallback were playing."""
+    (tmp_path / "tampered.pt").write_bytes(b"PK\x03\x04 not a checkpoint")
+    words, message = BAD_AGENTS[case]
+    words = [word.format(tampered=tmp_path / "tampered.pt") for word in words]
+    bot = subprocess.Popen([*BOT[:4], "--game", GAME.name, "--agent", *words, "JoueurA"], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    bot.wait(timeout=TIMEOUT)  # the input stays open: the bot ends by itself
+    out, err = bot.communicate()
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert bot.returncode == 2 and out == "", err
+    assert len(errors) == 1 and message in errors[0] and "Traceback" not in err, err
+    if case in list(BAD_AGENTS)[:3]:
+        assert err.count("\n") == 1
 
 
 def test_seat_arguments():
@@ -311,19 +358,17 @@ def test_seat_arguments():
             parse_seat(text)
 
 
-def test_bot_first_move_keeps_the_time_budget_of_a_fresh_process():
-    """The search is compiled or loaded in the background while the bot waits (JoueurB, no book): once loaded, its
-    first answer takes the budget, not more."""
+def test_once_the_agent_is_ready_its_moves_are_the_agent_s():
+    """The search is compiled or loaded in the agent's process while the bot waits (JoueurB, no book): once the log
+    says it is ready, the next answer is the agent's, and the log says so."""
     bot = start_bot("--agent", "alphabeta:time=0.3", "--no-book", "JoueurB")
-    while "alphabeta:time=0.3 loaded in" not in (line := bot.stderr.readline()):
+    while "the agent is ready" not in (line := bot.stderr.readline()):
         assert line, "the bot ended before it was ready"
-    started = time.perf_counter()
     answer = exchange(bot, "1R")
-    took = time.perf_counter() - started
     assert GAME.initial().play("1R").is_legal(GAME.parse_move(answer))
-    assert took < 0.3 + 0.5, f"first answer after {took:.2f} s"
-    bot.communicate("END\n", timeout=TIMEOUT)
+    _, err = bot.communicate("END\n", timeout=TIMEOUT)
     assert bot.returncode == 0
+    assert f"ply 2: {answer} from the agent" in err
 
 
 # --- awale referee -----------------------------------------------------------------------------------------------
