@@ -13,9 +13,10 @@ several words, a malformed or illegal move, ``START`` out of turn, a move after 
 (:class:`ProtocolError`): it never guesses and never goes silent. ``END`` or the end of input ends it with code 0.
 
 Time: every answer's clock starts at the arrival of its line, the first one's at the start of the process (as the
-course's referee counts it). Where the moves come from is the :class:`Player`'s business (the book first, then the
-agent in its own process or the fallback: :mod:`awale_apps.bot_command`); each answer's log line says which one
-answered and in how long. This module imports only the standard library.
+course's referee counts it) unless that line comes later than a whole budget after it. Where the moves come from is
+the :class:`Player`'s business (the book first, then the agent in its own process or the fallback:
+:mod:`awale_apps.bot_engine`); each answer's log line says which one answered and in how long. This module imports
+only the standard library.
 """
 
 from __future__ import annotations
@@ -115,7 +116,8 @@ class BotGame:
     def play(self, lines: LineReader, launched: float | None = None) -> None:
         """Answer every line until ``END``, the end of input or the opponent's final move; ProtocolError (after
         the ``RESULT REFUSED`` line) for a line the protocol does not allow. The first line's clock starts at
-        ``launched`` (the process's start) when given."""
+        ``launched`` (the process's start) when given, unless the line comes after a whole budget: a referee that
+        counts from the launch has been missed already, one that counts from the line has not."""
         first = True
         while True:
             try:
@@ -127,8 +129,8 @@ class BotGame:
                     ending = f" ({self.state.end_reason})" if self.state.is_terminal else ""
                     self.log(f"END after {len(self.history)} plies{ending}")
                     return
-                if first and launched is not None:
-                    arrived = launched
+                if first and launched is not None and arrived - launched < self.budget:
+                    arrived = launched  # the course's referee counts the first answer from the launch
                 if self._answer(line, arrived, first):
                     return
             except ProtocolError as error:

@@ -133,10 +133,8 @@ def run(args: argparse.Namespace, launched: float) -> None:
     if args.prepare:
         prepare(engine_argv, args.game, launched)
         return
-    rules = game_rules(args.game, args.rule, args.max_plies)
-    book = None
-    if args.book and not args.rule and args.max_plies is None:
-        book = load_book(rules, log)
+    rules = game_rules(args.game, args.rule, args.max_plies, launched)
+    book = load_book(rules, log) if args.book and not args.rule else None  # a book of the default rules
     play(engine_argv, rules, seat, book, args, budget, launched)
 
 
@@ -156,13 +154,15 @@ def check_agent(spec: str) -> str:
     return spec
 
 
-def game_rules(game: str, rules: list[str] | None, max_plies: int | None) -> Any:
+def game_rules(game: str, rules: list[str] | None, max_plies: int | None, launched: float) -> Any:
     """The rules the bot keeps the position with: the game's plain rules, else its compiled ones (loaded now); one
     line for a bad name, flag or limit."""
     rules_type = plain_rules(game)
     try:
         if rules_type is not None:
-            return rules_type(max_plies, **rule_values(rules, game, tuple(rules_type.flags)))
+            plain = rules_type(max_plies, **rule_values(rules, game, tuple(rules_type.flags)))
+            log(f"the rules of {game} are ready (plain Python), {time.monotonic() - launched:.2f} s after the start")
+            return plain
         started = time.monotonic()
         log(f"{game} has no plain-Python rules: waiting for its compiled rules (no fallback before them)")
         from awale_apps import check_packages
@@ -170,7 +170,8 @@ def game_rules(game: str, rules: list[str] | None, max_plies: int | None) -> Any
 
         check_packages()
         compiled = CompiledRules(*game_settings(game, rules, 0 if max_plies is None else max_plies))
-        log(f"the rules of {game} loaded in {time.monotonic() - started:.2f} s")
+        log(f"the rules of {game} are ready (compiled, loaded in {time.monotonic() - started:.2f} s), "
+            f"{time.monotonic() - launched:.2f} s after the start")  # fmt: skip
         return compiled
     except ImportError as error:
         fail(str(error), code=1)

@@ -126,12 +126,8 @@ def serve(argv: list[str] | None = None) -> None:
         for move in moves[len(history) :]:
             state = state.play(state.to_action(game.parse_move(move)))
         history = list(moves)
-        left = request["until"] - time.monotonic()
-        if left < MIN_SEARCH:
-            emit(event="late", id=request["id"])
-            continue
-        if getattr(agent, "time", None) is not None:
-            agent.time = left
+        if getattr(agent, "time", None) is not None:  # however late: the bot decides whether to wait
+            agent.time = max(MIN_SEARCH, request["until"] - time.monotonic())
         emit(event="move", id=request["id"], move=game.format_move(agent.act(state)))
 
 
@@ -196,7 +192,7 @@ class EngineProcess:
             except queue.Empty:
                 continue
             if answer.get("id") == request_id:
-                return answer.get("move") if answer.get("event") == "move" else None
+                return answer.get("move")
         return None
 
     def close(self) -> None:

@@ -97,21 +97,33 @@ def check_book(content: Any, rules: Any) -> OpeningBook:
         raise BookError(f"is a book of {excerpt(content.get('game'))}, not of {rules.name}")
     if type(plies) is not int or not 0 <= plies <= MAX_BOOK_PLIES:
         raise BookError(f"'plies' must be an integer 0-{MAX_BOOK_PLIES}, got {excerpt(plies)}")
-    for key, move in moves.items():
-        if not isinstance(move, str):
-            raise BookError(f"its move after {excerpt(key)} is not text: {excerpt(move)}")
-        state = rules.initial()
-        line = [*key.split(" "), move] if key else [move]
-        if len(line) > plies:
-            raise BookError(f"its line {excerpt(key)} goes beyond its {plies} plies")
-        for played in line:
+    positions = {"": rules.initial()}  # the position after each line replayed so far, so each move is played once
+
+    def position(line: str) -> Any:
+        if line not in positions:
+            before, _, played = line.rpartition(" ")
+            state = position(before)
             try:
                 action = state.to_action(played)
             except ValueError as error:
-                raise BookError(f"after {excerpt(key)}: {str(error)[:120]}") from None
+                raise BookError(f"after {excerpt(before)}: {str(error)[:120]}") from None
             if rules.format_move(action) != played or state.is_terminal:
-                raise BookError(f"after {excerpt(key)}: {excerpt(played)} is not written as the game writes it")
-            state = state.play(action)
+                raise BookError(f"after {excerpt(before)}: {excerpt(played)} is not written as the game writes it")
+            positions[line] = state.play(action)
+        return positions[line]
+
+    for key, move in moves.items():
+        if not isinstance(move, str):
+            raise BookError(f"its move after {excerpt(key)} is not text: {excerpt(move)}")
+        if key.count(" ") + 1 + bool(key) > plies:
+            raise BookError(f"its line {excerpt(key)} goes beyond its {plies} plies")
+        state = position(key)
+        try:
+            action = state.to_action(move)
+        except ValueError as error:
+            raise BookError(f"after {excerpt(key)}: {str(error)[:120]}") from None
+        if rules.format_move(action) != move:
+            raise BookError(f"after {excerpt(key)}: {excerpt(move)} is not written as the game writes it")
     return OpeningBook(rules.name, plies, moves, str(content.get("agent", ""))[:200])
 
 

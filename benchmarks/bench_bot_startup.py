@@ -1,54 +1,118 @@
-"""How soon a fresh ``awale bot`` process answers its first line, as the course's referee times it: from the launch
-of the process to its first answer line, as JoueurA (``START`` sent at launch) and as JoueurB (the opponent's first
-move sent at launch, as from an opponent that answers at once). Each agent is prepared first (``awale bot
---prepare``, the one-time step of docs/editions.md), then launched ``--launches`` times per seat, one process at a
-time, and once more as JoueurA without its opening book (``--no-book``: a game without one). Also measured: the
-launch to the bot's log line saying that its agent is loaded. The medians are printed and written with the date,
-the command, the load average and the machine.
+"""How soon a fresh ``awale bot`` process is ready, as the course's referee times it: from the launch of the process
+to its first answer line (``START`` sent at launch to JoueurA; the opponent's first move to JoueurB, as from an
+opponent that answers at once), to the bot's log line saying that its rules are ready (a legal search possible: the
+plain-Python rules, or the compiled ones of a game without them) and to the one saying that its agent is ready (its
+own process has loaded and warmed it up). Each agent is prepared first (``awale bot --prepare``, the one-time step of
+docs/editions.md: caches filled), then launched ``--launches`` times per seat, one process at a time, and as JoueurA
+without its opening book (``--no-book``: the first answer is the fallback's). ``--busy N`` runs N busy processes
+beside it (each in its own process group, ended by PID on every way out): ``--busy 8`` is load 8 on 2 cores.
 
-    python benchmarks/bench_bot_startup.py --game awale16_2025 --out benchmarks/results/bot_startup_awale16_2025.md
+    python benchmarks/bench_bot_startup.py --game awale16_2025 --out
+    python benchmarks/bench_bot_startup.py --game awale16_2025 --busy 8 --out
+
+The figures (medians, min, max in seconds; where the first answer came from) go to
+``benchmarks/results/bot_startup_<game>[_busy<N>].json`` with their provenance (benchmarks/provenance.py).
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
-import platform
-import shlex
 import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
-from awale_env.games import get_game
+from provenance import RESULTS, write_result
 
-#: The agents measured by default: the bot's default and the shipped network.
-AGENTS = ("alphabeta:time=2", "alphazero:pretrained,time=2")
-#: The launches of each agent: the seat, the bot's extra flags, the first line (None: the opponent's first move).
-SEATS = (("JoueurA", [], "START"), ("JoueurB", [], None), ("JoueurA", ["--no-book"], "START"))
+from awale_apps.bot_fallback import plain_rules
+
+#: The agents measured by default: the bot's default, the docs' tournament setting and the shipped network.
+AGENTS = ("alphabeta:time=2", "alphabeta:time=2.5", "alphazero:pretrained,time=2")
+#: The launches of each agent: their name in the results, the seat, the bot's extra flags, the first line (None:
+#: the opponent's first move).
+LAUNCHES = (("JoueurA", "JoueurA", [], "START"), ("JoueurB", "JoueurB", [], None),
+            ("JoueurA --no-book", "JoueurA", ["--no-book"], "START"))  # fmt: skip
+#: The log lines timed: the rules ready, the agent ready.
+MARKS = {"rules_ready": "are ready (", "agent_ready": "the agent is ready"}
+#: Seconds a launch may take to get its agent ready.
+TIMEOUT = 300
 
 
-def first_answer(command: list[str], line: str, spec: str) -> tuple[float, float, str]:
-    """Seconds from the launch of ``command`` to its first answer line to ``line`` (sent at launch) and to its log
-    line saying that the agent of ``spec`` is loaded (the engine ready for a search), and the answer."""
+def launch(command: list[str], line: str) -> dict[str, float | str]:
+    """Seconds from the launch of ``command`` to its first answer to ``line`` (sent at launch) and to each log line
+    of :data:`MARKS`, and where the first answer came from (the bot's log)."""
     started = time.perf_counter()
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                start_new_session=True)  # fmt: skip
+    times: dict[str, float | str] = {}
+
+    def read_log() -> None:
+        for text in iter(lambda: process.stderr.readline(4096).decode(errors="replace"), ""):
+            for name, mark in MARKS.items():
+                if mark in text and name not in times:
+                    times[name] = time.perf_counter() - started
+            if "ply " in text and " from " in text and "source" not in times:
+                times["source"] = text.split(" from ", 1)[1].split(",")[0]
+
+    reader = threading.Thread(target=read_log, daemon=True)
+    reader.start()
     try:
         process.stdin.write(line.encode() + b"\n")
         process.stdin.flush()
-        answer = process.stdout.readline(4096)
-        seconds = time.perf_counter() - started
-        while (log := process.stderr.readline(4096)) and f"{spec} loaded in".encode() not in log:
-            pass
-        loaded = time.perf_counter() - started
+        answer = process.stdout.readline(4096).decode().strip()
+        times["first_answer"] = time.perf_counter() - started
+        if not answer or answer.startswith("RESULT"):
+            raise SystemExit(f"{command} answered {answer!r}")
+        deadline = time.monotonic() + TIMEOUT
+        while "agent_ready" not in times and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
     finally:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
-    return seconds, loaded, answer.decode().strip()
+        reader.join(5)
+    return times
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {"median": round(statistics.median(values), 3), "min": round(min(values), 3), "max": round(max(values), 3)}
+
+
+def start_busy(count: int) -> list[subprocess.Popen]:
+    """``count`` processes spinning on the CPU, each in its own process group."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True) for _ in range(count)]
+
+
+def end_busy(busy: list[subprocess.Popen]) -> None:
+    for process in busy:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.wait()
+
+
+def measure(game: str, agents: list[str], launches: int) -> dict[str, dict]:
+    rules = plain_rules(game)
+    if rules is None:
+        raise SystemExit(f"{game} has no plain-Python rules: its bot has no fallback to measure")
+    opening = rules().format_move(rules().initial().legal_actions()[0])
+    bot = [sys.executable, "-m", "awale_apps", "bot", "--game", game]
+    figures: dict[str, dict] = {}
+    for spec in agents:
+        subprocess.run([*bot, "--agent", spec, "--prepare"], check=True, stderr=subprocess.DEVNULL)
+        for name, seat, flags, line in LAUNCHES:
+            runs = [launch([*bot, "--agent", spec, *flags, seat], line or opening) for _ in range(launches)]
+            row = {key: summary([run[key] for run in runs]) for key in ("first_answer", *MARKS)}
+            row["first_answer_from"] = sorted({str(run.get("source")) for run in runs})
+            figures.setdefault(spec, {})[name] = row
+            print(f"{spec:28} {name:18} first answer {row['first_answer']['median']:.2f} s "
+                  f"({', '.join(row['first_answer_from'])}); rules ready {row['rules_ready']['median']:.2f} s; "
+                  f"agent ready {row['agent_ready']['median']:.2f} s (medians of {launches})", flush=True)  # fmt: skip
+    return figures
 
 
 def main() -> None:
@@ -56,53 +120,26 @@ def main() -> None:
     parser.add_argument("--game", required=True, help="the game (registry name)")
     parser.add_argument("--agents", nargs="+", default=list(AGENTS), help="agent specs")
     parser.add_argument("--launches", type=int, default=10, help="launches per agent and seat")
-    parser.add_argument("--out", type=Path, help="write the results (Markdown) to this file")
+    parser.add_argument("--busy", type=int, default=0, help="busy processes running beside the bot")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        nargs="?",
+        const=True,
+        default=None,
+        help="write the result file (default: benchmarks/results/bot_startup_<game>[_busy<N>].json)",
+    )
     args = parser.parse_args()
-    game = get_game(args.game)
-    opening = game.format_move(game.initial().legal_actions()[0])
-    bot = [sys.executable, "-m", "awale_apps", "bot", "--game", game.name]
-    load_before = os.getloadavg()
-    rows = []
-    for spec in args.agents:
-        subprocess.run([*bot, "--agent", spec, "--prepare"], check=True, stderr=subprocess.DEVNULL)
-        for seat, flags, line in SEATS:
-            times, loads = [], []
-            for _ in range(args.launches):
-                seconds, loaded, answer = first_answer([*bot, "--agent", spec, *flags, seat], line or opening, spec)
-                if not answer or answer.startswith("RESULT"):
-                    raise SystemExit(f"{spec} as {seat} answered {answer!r}")
-                times.append(seconds)
-                loads.append(loaded)
-            name = " ".join([seat, *flags])
-            row = (spec, name, statistics.median(times), min(times), max(times), statistics.median(loads))
-            rows.append(row)
-            print(f"{spec:28} {name:18} first answer: median {row[2]:.3f} s (min {row[3]:.3f}, max {row[4]:.3f}); "
-                  f"agent loaded: median {row[5]:.3f} s", flush=True)  # fmt: skip
-    load_after = os.getloadavg()
-    machine = f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}, Python "
-    machine += platform.python_version()
-    table = ["| agent | seat | first answer: median | min | max | agent loaded: median |", "|---|---|---|---|---|---|"]
-    table += [f"| `{spec}` | {seat} | {median:.2f} s | {low:.2f} s | {high:.2f} s | {loaded:.2f} s |"
-              for spec, seat, median, low, high, loaded in rows]  # fmt: skip
-    report = "\n".join([
-        f"# `awale bot` launch to first answer, {game.name}",
-        "",
-        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
-        f"- command: `python {shlex.join(sys.argv)}`",
-        f"- machine: {machine}",
-        f"- load average (1, 5, 15 min) before: {' '.join(f'{x:.2f}' for x in load_before)}; after: "
-        f"{' '.join(f'{x:.2f}' for x in load_after)}",
-        f"- {args.launches} launches per agent and seat, one at a time, after `awale bot --prepare`; the first line "
-        "sent at launch (`START` to JoueurA, the opponent's first move to JoueurB); `--no-book`: the first answer "
-        "waits for the engine (a game without a book); agent loaded: launch to the bot's log line saying so",
-        "",
-        *table,
-        "",
-    ])  # fmt: skip
-    if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(report, encoding="utf-8")
-        print(f"wrote {args.out}")
+    if args.out is True:
+        args.out = RESULTS / f"bot_startup_{args.game}{f'_busy{args.busy}' if args.busy else ''}.json"
+    busy = start_busy(args.busy)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        figures = measure(args.game, args.agents, args.launches)
+    finally:
+        end_busy(busy)
+    options = {"game": args.game, "agents": args.agents, "launches": args.launches, "busy": args.busy}
+    write_result(args.out, figures, options=options)
 
 
 if __name__ == "__main__":
