@@ -28,8 +28,6 @@ from typing import Any
 from awale_apps.bot import MIN_SEARCH, process_start
 from awale_apps.bot_fallback import shallow_search
 
-#: The ply limit of the warm-up position: the search of a starting position two plies from the end is tiny.
-WARM_UP_PLIES = 2
 #: The longest line read from the other side (a request holds at most a game's moves).
 MAX_MESSAGE = 1 << 16
 #: Seconds kept between the agent's deadline and the answer's: the pipes and the bot's own checks.
@@ -44,30 +42,25 @@ LATE_SECONDS = 0.05
 
 
 def warmed_up_agent(spec: str, game: Any, options: dict[str, Any], seed: int | None, budget: float) -> Any:
-    """The agent of ``spec``, ready to play ``game`` (rule flags ``options``) within its time budget at once.
-
-    Its ``time`` (if it has one) is set to ``budget`` when the spec gives none, so that every move is bounded. A
-    spare agent of the same spec first searches the starting position of a game limited to two plies, which
-    compiles (or loads) every kernel of its search; then the agent that plays searches it as well and forgets it.
-    The spare one takes the compiling because agents calibrate their budgets on their first searches (alpha-beta
-    measures its node rate), which a search that compiled would mislead. AgentSpecError for a bad spec or an agent
+    """The agent of ``spec``, ready to play ``game`` (rule flags ``options``) within its time budget at once
+    (:func:`agents.base.warm_up`, a spare agent of the same spec taking the compiling); its ``time`` (if it has one)
+    is ``budget`` when the spec gives none, so that every move is bounded. AgentSpecError for a bad spec or an agent
     that does not play ``game``."""
     from agents import make
-    from agents.base import game_refusal, reset_agent
+    from agents.base import game_refusal, reset_agent, warm_up
     from agents.registry import AgentSpecError
 
     seeded = {} if seed is None else {"seed": seed}
-    agents = [make(spec, **seeded) for _ in range(2)]
-    refusal = game_refusal(agents[0], spec, game.name)
+    agent, spare = (make(spec, **seeded) for _ in range(2))
+    refusal = game_refusal(agent, spec, game.name)
     if refusal is not None:
         raise AgentSpecError(refusal)
-    position = game.initial(max_plies=WARM_UP_PLIES, **options)
-    for agent in reversed(agents):
-        if getattr(agent, "time", False) is None:
-            agent.time = budget
-        agent.act(position)
-    reset_agent(agents[0], seed)
-    return agents[0]
+    for player in (agent, spare):
+        if getattr(player, "time", False) is None:
+            player.time = budget
+    warm_up(agent, game, options, spare)
+    reset_agent(agent, seed)
+    return agent
 
 
 def load(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], int | None]:
