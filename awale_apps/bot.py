@@ -84,7 +84,8 @@ class LineReader:
         line = text.rstrip("\n").removesuffix("\r")
         if not line.strip() or len(line.split()) > 1 or line != line.strip():
             what = "an empty line" if not line.strip() else "several words" if len(line.split()) > 1 else "spaces"
-            raise ProtocolError(f"one line is one move (or START, END): got {what}, {excerpt(line)!r}", excerpt(line))
+            quoted = repr(excerpt(line))  # quoted in the RESULT REFUSED line, which a referee may split at spaces
+            raise ProtocolError(f"one line is one move (or START, END): got {what}, {quoted}", quoted)
         return line, arrived
 
 

@@ -112,7 +112,7 @@ def bot_seat(case: str) -> str:
     ("case", "refused", "reason"),
     [
         ("an illegal move", "RESULT REFUSED ", "JoueurB's move at ply 4 refused: illegal move"),
-        ("garbage", "RESULT REFUSED hello referee ", "one line is one move (or START, END): got several words"),
+        ("garbage", "RESULT REFUSED 'hello referee' ", "one line is one move (or START, END): got several words"),
         ("a 50 MB line", "RESULT REFUSED 9999999999999999999999999999999999999999... ", "a line longer than 4096"),
     ],
 )

@@ -133,6 +133,9 @@ REFUSED = {
     "illegal": ("JoueurB", "2R\n", "illegal move 2R for player 0: hole 2 belongs to player 1", "2R"),
     "START to the second seat": ("2", "START\n", "received START as JoueurB", "START"),
     "a 10 MB line": ("JoueurB", "7" * 10_000_000 + "\n", "a line longer than 4096 bytes", "7" * 40 + "..."),
+    "a million empty lines": ("JoueurB", "\n" * 1_000_000, "one line is one move", "''"),
+    "two moves on a line": ("JoueurB", "14R 11B\n", "got several words, '14R 11B'", "'14R 11B'"),
+    "a CR-only line": ("JoueurA", "\r\n", "got an empty line", "''"),
 }
 #: Input after which the bot process exits cleanly.
 ENDED = {"END": "END\n", "end of input": ""}

@@ -60,7 +60,8 @@ def games(busy_machine) -> dict[tuple[str, str], CourseGame]:
 def test_every_game_ends_with_a_player_s_result_line_on_a_busy_machine(games, spec, seat):
     game = games[spec, seat]
     assert game.result.startswith("RESULT ") and "disqualifi" not in game.result, (game.result, game.stderr[seat])
-    assert game.answers[-1][1] == game.result and len(game.answers) == MAX_PLIES, game.answers
+    answers = MAX_PLIES + (seat == "JoueurA")  # the bot answers the opponent's last move, or its own (--result-lines)
+    assert game.answers[-1] == (seat, game.result) and len(game.answers) == answers, game.answers
     log = game.stderr[seat]
     assert "Traceback" not in log and "error:" not in log, log
     own = [line for line in log.splitlines() if line.startswith("awale bot: ply ")]

@@ -25,9 +25,9 @@ from training.competition.store import StoreBusy, StoreError, open_store
 AWALE = str(Path(sys.executable).with_name("awale"))
 GAME = "awale16_2025"
 #: Generous times: programs start together on a loaded machine. The bot keeps to its 2 s budget (made for the course
-#: referee's 3 s), but its first move out of the book waits for the rules to load, up to 3.6 s after launch on 2
-#: cores at load 5 (measured), more at load 8-16: so 10 s per move here, which the sleeper (60 s) overshoots all the
-#: same. The bots are prepared first (``prepare``): no game waits for a compile.
+#: referee's 3 s; its fallback answers while its agent loads), but the stand-in students load the compiled rules
+#: first: so 10 s per move here, which the sleeper (60 s) overshoots all the same. The bots are prepared first
+#: (``prepare``): no game waits for a compile.
 TIMES = ["--time", "10", "--startup", "60"]
 TIMEOUT = 900
 
