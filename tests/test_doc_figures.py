@@ -170,3 +170,14 @@ def test_the_editions_playout_table_is_the_playout_scripts_file(results):
     assert len(stale) == 1
     assert "| `awale16` | 18.3M plies/s | 1.00x |\n| `awale16_2025` | 14.3M plies/s | 0.78x |" in updated
     assert "Made by `python benchmarks/bench_engine.py --out`" in updated
+
+
+def test_the_ci_benchmark_reads_both_suites_counts_and_times():
+    bench_ci = load_script("bench_ci")
+    output = (
+        "== the test suite ==\n1660 passed, 3 skipped, 2 warnings in 345.12s (0:05:45)\n== Ray ==\n"
+        "51 passed in 120.50s (0:02:00)\n"
+    )
+    assert bench_ci.suites(output) == {"main_tests": 1660, "main_seconds": 345, "ray_tests": 51, "ray_seconds": 120}
+    with pytest.raises(ValueError, match="found 1"):
+        bench_ci.suites("3 failed, 1657 passed in 345.12s\n")
