@@ -11,6 +11,8 @@ nothing here re-implements a rule. The figures below were measured on the two-co
   difference scored 9 % against the reference weights, the tuned ones 85.5 %), although the store difference lets
   far more moves tie and cut off and the features cost about a fifth of the node rate. Ties between equal moves are
   broken at random (seeded) through the history table.
+* The player to move is kept per node (the game's ``next_player``: a Kalah move can give its mover another turn);
+  a child's value and window change sign only when its mover is not the node's.
 * Finished games are scored exactly as the game's rules decide the winner (:func:`agents.kernels.winner`; the ply
   limit of the state ends the game): ``+-(WIN - height)`` so a quicker win (slower loss) is preferred, 0 for a draw.
 * Oware's repetition rule is exact along the searched line: a child repeats if its key is among the positions since
@@ -112,13 +114,14 @@ def _from_table(value, height):
 
 @njit(cache=True)
 def _play_child(seeds, stores, player, ply, max_plies, action, cs, cst, height, env):
-    """Write the position after ``action`` into (cs, cst); return ``gained | status << 8``."""
+    """Write the position after ``action`` into (cs, cst); return ``gained | next player << 8 | status << 9``."""
     cs[:] = seeds
     cst[:] = stores
+    after = kn.next_player(env, seeds, player, action)
     gained = kn.move(env, cs, cst, player, action)
-    repeated = gained == 0 and kn.repeated(env, cs, 1 - player, height)
-    code = kn.status(env, cs, cst, 1 - player, ply + 1, max_plies, gained, repeated)
-    return max(gained, 0) | code << 8
+    repeated = gained == 0 and kn.repeated(env, cs, after, height)
+    code = kn.status(env, cs, cst, after, ply + 1, max_plies, gained, repeated)
+    return max(gained, 0) | after << 8 | code << 9
 
 
 @njit(cache=True)
@@ -132,13 +135,16 @@ def _leaf_parent(seeds, stores, player, ply, max_plies, beta, height, child_seed
         counters[NODES] += 1
         child_seeds[:] = seeds
         child_stores[:] = stores
+        after = kn.next_player(env, seeds, player, actions[i])
         gained = kn.move(env, child_seeds, child_stores, player, actions[i])
-        repeated = gained == 0 and kn.repeated(env, child_seeds, 1 - player, height)
-        code = kn.status(env, child_seeds, child_stores, 1 - player, ply + 1, max_plies, gained, repeated)
+        repeated = gained == 0 and kn.repeated(env, child_seeds, after, height)
+        code = kn.status(env, child_seeds, child_stores, after, ply + 1, max_plies, gained, repeated)
         if code != kn.ONGOING:
-            v = -terminal_value(env, child_seeds, child_stores, code, 1 - player, height + 1)
+            v = terminal_value(env, child_seeds, child_stores, code, after, height + 1)
         else:
-            v = -evaluate(evaluation, env, child_seeds, child_stores, 1 - player)
+            v = evaluate(evaluation, env, child_seeds, child_stores, after)
+        if after != player:
+            v = -v
         if v > best:
             best = v
             if v >= beta:
@@ -150,7 +156,7 @@ def _leaf_parent(seeds, stores, player, ply, max_plies, beta, height, child_seed
 def _generate(seeds, stores, player, ply, max_plies, bits, skip, n, height, killers, history, work, env):
     """Add the children of the position at ``height`` (the legal moves in ``bits`` but ``skip``) from index ``n`` on,
     with their ordering scores: captures by size, then killers, then history. Return the new child count."""
-    _, _, child_seeds, child_stores, order, actions, statuses, _, _ = work
+    _, _, child_seeds, child_stores, order, actions, statuses, movers, _, _ = work
     a = 0
     while a < 64 and bits >> a:  # a 64-action game's last action is the sign bit: its mask never shifts to 0
         if (bits >> a) & 1 and a != skip:
@@ -158,7 +164,8 @@ def _generate(seeds, stores, player, ply, max_plies, bits, skip, n, height, kill
                                  child_stores[height, n], height, env)  # fmt: skip
             gained = packed & 0xFF
             actions[height, n] = a
-            statuses[height, n] = packed >> 8
+            statuses[height, n] = packed >> 9
+            movers[height, n] = (packed >> 8) & 1
             score = history[player, a]
             if gained > 0:
                 score += (1 << 32) + (gained << 24)
@@ -173,7 +180,7 @@ def _generate(seeds, stores, player, ply, max_plies, bits, skip, n, height, kill
 @njit(cache=True)
 def _pick_next(work, height, i, n):
     """Move the best-scored of children i..n-1 to index i (a selection sort step: cut-offs usually come early)."""
-    _, _, child_seeds, child_stores, order, actions, statuses, _, _ = work
+    _, _, child_seeds, child_stores, order, actions, statuses, movers, _, _ = work
     pick = i
     for j in range(i + 1, n):
         if order[height, j] > order[height, pick]:
@@ -190,13 +197,25 @@ def _pick_next(work, height, i, n):
         order[height, i], order[height, pick] = order[height, pick], order[height, i]
         actions[height, i], actions[height, pick] = actions[height, pick], actions[height, i]
         statuses[height, i], statuses[height, pick] = statuses[height, pick], statuses[height, i]
+        movers[height, i], movers[height, pick] = movers[height, pick], movers[height, i]
 
 
-# Fields of a search frame (one row of ``frames`` per height) and the steps of the search loop.
-F_DEPTH, F_ALPHA, F_BETA, F_ALPHA0, F_BEST, F_MOVE, F_FIRST, F_INDEX, F_N, F_I, F_MODE, F_BITS = range(12)
+# Fields of a search frame (one row of ``frames`` per height: its player to move too) and the steps of the search loop.
+F_DEPTH, F_ALPHA, F_BETA, F_ALPHA0, F_BEST, F_MOVE, F_FIRST, F_INDEX, F_N, F_I, F_MODE, F_BITS, F_PLAYER = range(13)
+NUM_FIELDS = 13
 ENTER, NEXT_CHILD, CHILD_DONE = 0, 1, 2
 # How the current child of a frame is searched (principal-variation search).
 FULL_WINDOW, NULL_WINDOW, RE_SEARCH = 0, 1, 2
+
+
+@njit(cache=True)
+def _child_window(f, h, low, high, same):
+    """The window of the child of the node at ``h`` searched within (``low``, ``high``) for the node's player: the
+    same for a child of the same mover (an extra turn), negated and swapped for the other player's."""
+    if same:
+        f[h + 1, F_ALPHA], f[h + 1, F_BETA] = low, high
+    else:
+        f[h + 1, F_ALPHA], f[h + 1, F_BETA] = -high, -low
 
 
 @njit(cache=True)
@@ -205,16 +224,16 @@ def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, his
     """Value for ``player`` of a live position searched ``depth`` plies; the best root move goes to ``counters``.
 
     ``keys`` = (slot, store, plies-left Zobrist keys); ``tt`` = (hashes, values, depths, flags, moves) arrays;
-    ``work`` = scratch per height (node boards and stores, child boards, stores, ordering scores, actions and
-    statuses, frames, hashes); ``env`` = the game (:meth:`agents.kernels.Root.env`); ``evaluation`` scores the leaves
-    (:func:`agents.evaluation.make_evaluation`). The recursion of negamax runs on an explicit stack of frames, because
-    numba cannot cache recursive functions (numba issue #6061); hence the search can pause: on reaching
-    ``counters[NODE_LIMIT]`` nodes it returns with ``counters[PAUSED]`` set, and the same call again (with a higher
-    limit) goes on from there.
+    ``work`` = scratch per height (node boards and stores, child boards, stores, ordering scores, actions, statuses
+    and players to move, frames, hashes); ``env`` = the game (:meth:`agents.kernels.Root.env`); ``evaluation``
+    scores the leaves (:func:`agents.evaluation.make_evaluation`). The recursion of negamax runs on an explicit stack
+    of frames, because numba cannot cache recursive functions (numba issue #6061); hence the search can pause: on
+    reaching ``counters[NODE_LIMIT]`` nodes it returns with ``counters[PAUSED]`` set, and the same call again (with a
+    higher limit) goes on from there.
     """
     slot_keys, store_keys, left_keys = keys
     tt_hash, tt_value, tt_depth, tt_flag, tt_move = tt
-    node_seeds, node_stores, child_seeds, child_stores, _, actions, statuses, f, hashes = work
+    node_seeds, node_stores, child_seeds, child_stores, _, actions, statuses, movers, f, hashes = work
     if counters[PAUSED]:
         h = counters[PAUSED_AT]
         counters[PAUSED] = 0
@@ -222,12 +241,12 @@ def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, his
         node_seeds[0] = seeds
         node_stores[0] = stores
         kn.track_line(env, 0, seeds, player, False)
-        f[0, F_DEPTH], f[0, F_ALPHA], f[0, F_BETA] = depth, -INFINITY, INFINITY
+        f[0, F_DEPTH], f[0, F_ALPHA], f[0, F_BETA], f[0, F_PLAYER] = depth, -INFINITY, INFINITY, player
         h = 0
     step = ENTER
     value = 0  # the value of the node just finished, for the player to move there
     while True:
-        p = player if h % 2 == 0 else 1 - player
+        p = f[h, F_PLAYER]
         s, st = node_seeds[h], node_stores[h]
         finished = False
         if step == ENTER:
@@ -264,7 +283,7 @@ def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, his
                     if first >= 0 and (bits >> first) & 1:
                         packed = _play_child(s, st, p, ply + h, max_plies, first, child_seeds[h, 0],
                                              child_stores[h, 0], h, env)  # fmt: skip
-                        actions[h, 0], statuses[h, 0] = first, packed >> 8
+                        actions[h, 0], statuses[h, 0], movers[h, 0] = first, packed >> 9, (packed >> 8) & 1
                         f[h, F_FIRST], f[h, F_N] = first, 1
                     else:
                         f[h, F_FIRST] = -1
@@ -281,28 +300,32 @@ def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, his
                 finished = True
             else:
                 _pick_next(work, h, i, f[h, F_N])
+                after = movers[h, i]
                 if statuses[h, i] != kn.ONGOING:  # a finished game: its exact value, no search
-                    value = terminal_value(env, child_seeds[h, i], child_stores[h, i], statuses[h, i], 1 - p, h + 1)
+                    value = terminal_value(env, child_seeds[h, i], child_stores[h, i], statuses[h, i], after, h + 1)
                     f[h, F_MODE] = FULL_WINDOW
                     step = CHILD_DONE
                 else:
                     node_seeds[h + 1] = child_seeds[h, i]
                     node_stores[h + 1] = child_stores[h, i]
-                    kn.track_line(env, h + 1, node_seeds[h + 1], 1 - p, node_stores[h + 1, p] != st[p])
-                    f[h + 1, F_DEPTH] = f[h, F_DEPTH] - 1
+                    kn.track_line(env, h + 1, node_seeds[h + 1], after, node_stores[h + 1, p] != st[p])
+                    f[h + 1, F_DEPTH], f[h + 1, F_PLAYER] = f[h, F_DEPTH] - 1, after
                     alpha, beta = f[h, F_ALPHA], f[h, F_BETA]
                     if f[h, F_MOVE] < 0:
-                        f[h, F_MODE], f[h + 1, F_ALPHA], f[h + 1, F_BETA] = FULL_WINDOW, -beta, -alpha
+                        f[h, F_MODE] = FULL_WINDOW
+                        _child_window(f, h, alpha, beta, after == p)
                     else:
-                        f[h, F_MODE], f[h + 1, F_ALPHA], f[h + 1, F_BETA] = NULL_WINDOW, -alpha - 1, -alpha
+                        f[h, F_MODE] = NULL_WINDOW
+                        _child_window(f, h, alpha, alpha + 1, after == p)
                     h += 1
                     step = ENTER
-        else:  # CHILD_DONE: ``value`` is the value of child i for its own player
+        else:  # CHILD_DONE: ``value`` is the value of child i for its own player to move
             i = f[h, F_I]
-            v = -value
+            v = value if movers[h, i] == p else -value
             alpha, beta = f[h, F_ALPHA], f[h, F_BETA]
             if f[h, F_MODE] == NULL_WINDOW and alpha < v < beta:
-                f[h, F_MODE], f[h + 1, F_ALPHA], f[h + 1, F_BETA] = RE_SEARCH, -beta, -v
+                f[h, F_MODE] = RE_SEARCH
+                _child_window(f, h, v, beta, movers[h, i] == p)
                 h += 1
                 step = ENTER
                 continue
@@ -353,7 +376,8 @@ def _work_arrays(game: kn.SearchKernels) -> tuple[np.ndarray, ...]:
         np.zeros((h, moves), dtype=np.int64),
         np.zeros((h, moves), dtype=np.int64),
         np.zeros((h, moves), dtype=np.int64),
-        np.zeros((h, 12), dtype=np.int64),
+        np.zeros((h, moves), dtype=np.int64),
+        np.zeros((h, NUM_FIELDS), dtype=np.int64),
         np.zeros(h, dtype=np.uint64),
     )
 

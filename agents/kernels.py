@@ -49,6 +49,7 @@ __all__ = [
     "move",
     "moves",
     "new_scratch",
+    "next_player",
     "observe",
     "playout",
     "record",
@@ -120,6 +121,13 @@ def move(env, board, stores, player, action):
 
 
 @_per_game
+def next_player(env, board, player, action):
+    """The player to move after ``player`` plays the legal ``action`` on ``board``, asked *before* the move is played
+    (the board is not changed): the other player, or the mover again in a game whose move can give another turn
+    (Kalah). The searches keep this per node and change a value's sign only where it differs from the mover."""
+
+
+@_per_game
 def status(env, board, stores, to_move, ply, max_plies, gained, repeated):
     """The status code (``ONGOING`` = 0) of the position a move gaining ``gained`` led to, ``to_move`` to play.
 
@@ -161,8 +169,8 @@ def record(env, keys, board, to_move, gained, restart):
 
 @_per_game
 def observe(env, board, stores, ply, max_plies, player, out):
-    """Write ``player``'s view of the position into ``out`` (float32[obs_size]): the game's ``observe``, the layout
-    of its ``State.observation_tensor``, for networks evaluating search leaves."""
+    """Write the view of ``player``, the player to move, into ``out`` (float32[obs_size]): the game's ``observe``,
+    the layout of its ``State.observation_tensor()``, for networks evaluating search leaves."""
 
 
 @_per_game

@@ -5,12 +5,15 @@ a node's children are stored contiguously, created all at once in a seeded rando
 for the second time. One search serves every game: moves, end checks and playouts go through the per-game kernels of
 :mod:`agents.kernels` (each game's compiled ``random_playout`` included), so nothing here re-implements a rule; Oware's
 repetition rule is followed exactly, each simulation starting from a copy of the root's repetition set. A node's
-value is the sum of rewards (win 1, draw 0.5, loss 0) for the player who made the move leading to it; selection
+value is the sum of rewards (win 1, draw 0.5, loss 0) for the player who made the move leading to it (the player to
+move at its parent: the game's ``next_player`` says who that is, so a move that gives another turn backs the reward
+up unchanged to its own mover, as OpenSpiel's MCTS backs up by player); selection
 maximises ``value / visits + c * sqrt(ln(parent visits) / visits)`` with unvisited children first. The move played
 is the most visited child of the root.
 
 Between moves the agent keeps its tree: when the next position is a grandchild of the old root (its own move and
-the opponent's reply), that subtree is copied to the front of the arrays and becomes the new root.
+the opponent's reply) or a child (its own move gave it another turn), that subtree is copied to the front of the
+arrays and becomes the new root.
 """
 
 from __future__ import annotations
@@ -93,11 +96,12 @@ def run_simulations(tree, used, root, count, c, rng, env, work_keys):
     board = root_board.copy()
     stores = root_stores.copy()
     moves = np.empty(64, dtype=np.int64)
+    movers = np.empty(64, dtype=np.int64)  # per depth of the descent, the player who moved into its node
     for _ in range(count):
         board[:] = root_board
         stores[:] = root_stores
         keys, _ = kn.record(env, work_keys, board, root_player, 0, True)
-        player, ply, node = root_player, root_ply, 0
+        player, ply, node, depth = root_player, root_ply, 0, 0
         code = kn.ONGOING
         # Selection and expansion: descend while the node is expanded; expand a node on its second visit.
         while code == kn.ONGOING:
@@ -108,8 +112,13 @@ def run_simulations(tree, used, root, count, c, rng, env, work_keys):
                 if n_children[node] == 0:  # the tree is full
                     break
             node = _select(tree, node, c)
+            if depth == movers.size:
+                movers = np.concatenate((movers, np.empty(movers.size, dtype=np.int64)))
+            movers[depth] = player
+            depth += 1
+            after = kn.next_player(env, board, player, action[node])
             gained = kn.move(env, board, stores, player, action[node])
-            player = 1 - player
+            player = after
             ply += 1
             keys, repeated = kn.record(env, keys, board, player, gained, False)  # Oware's rule 9
             code = kn.status(env, board, stores, player, ply, max_plies, gained, repeated)
@@ -117,13 +126,14 @@ def run_simulations(tree, used, root, count, c, rng, env, work_keys):
             won = kn.playout(env, board, stores, player, ply, max_plies, keys, rng)
         else:
             won = kn.winner(env, board, stores, code, player)
-        # Backpropagation: the node's mover is the player who was to move at its parent, i.e. 1 - player here.
-        reward = 0.5 if won == kn.DRAW else (1.0 if won == 1 - player else 0.0)
-        while node >= 0:
+        # Backpropagation: each node's reward is for its mover, the player who was to move at its parent (the
+        # root's, which no move led to, is never read).
+        while node > 0:
+            depth -= 1
             visits[node] += 1
-            value[node] += reward
-            reward = 1.0 - reward
-            node = parent[node] if node != 0 else -1
+            value[node] += 0.5 if won == kn.DRAW else (1.0 if won == movers[depth] else 0.0)
+            node = parent[node]
+        visits[0] += 1
     return used
 
 
@@ -200,7 +210,8 @@ class MCTSAgent:
         self._chosen = -1
 
     def _reuse(self, state: Any) -> bool:
-        """Re-root the tree on ``state`` if it is a grandchild of the old root through the move chosen there."""
+        """Re-root the tree on ``state`` if it is the child of the old root through the move chosen there (the move
+        gave another turn) or a grandchild through it (one reply)."""
         if self._root is None or self._used == 0:
             return False
         first_child, n_children, action = self._tree[FIRST_CHILD], self._tree[N_CHILDREN], self._tree[ACTION]
@@ -208,13 +219,17 @@ class MCTSAgent:
         if mine < 0 or n_children[mine] == 0:
             return False
         after_mine = self._root.play(self._chosen)
+        again = after_mine.to_move == self._root.to_move  # alternating games re-root on grandchildren only
+        found = mine if again and after_mine == state else -1
         for reply in range(first_child[mine], first_child[mine] + n_children[mine]):
-            if after_mine.play(int(action[reply])) == state:
-                out = new_tree(self._tree[PARENT].size)
-                self._used = compact_subtree(self._tree, reply, out)
-                self._tree = out
-                return True
-        return False
+            if found < 0 and after_mine.play(int(action[reply])) == state:
+                found = reply
+        if found < 0:
+            return False
+        out = new_tree(self._tree[PARENT].size)
+        self._used = compact_subtree(self._tree, found, out)
+        self._tree = out
+        return True
 
     def _grow(self, needed: int) -> None:
         """Make room for ``needed`` more nodes (doubling, up to :data:`MAX_NODES`)."""

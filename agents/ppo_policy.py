@@ -79,8 +79,8 @@ def tactics(env, board, stores, player, ply, max_plies, shift, out):
     by relative action r (``r = action - shift``, mod the action count n; float32 ``out`` of length 2n).
 
     ``out[r]``: the seeds action r captures at once (the game's ``last_capture``) / 16; ``out[n + r]``: the most the
-    opponent can capture in reply / 16 (0 when the move ends the game). Both are 0 for illegal actions. What greedy
-    play sees, and one ply more; the network learns how to weigh them against the board.
+    opponent can capture in reply / 16 (0 when the move ends the game or gives ``player`` another turn). Both are 0 for
+    illegal actions. What greedy play sees, and one ply more; the network learns how to weigh them against the board.
     """
     n = out.shape[0] // 2
     out[:] = 0.0
@@ -94,12 +94,13 @@ def tactics(env, board, stores, player, ply, max_plies, shift, out):
     for i in range(kn.moves(env, board, player, moves)):
         work[:] = board
         work_stores[:] = stores
+        again = kn.next_player(env, board, player, moves[i]) == player
         gained = kn.move(env, work, work_stores, player, moves[i])
         if gained < 0:  # a move the rules end the game on instead
             continue
         r = (moves[i] - shift) % n
         out[r] = gained / SEED_UNIT
-        if kn.status(env, work, work_stores, opponent, ply + 1, max_plies, gained, False) != kn.ONGOING:
+        if again or kn.status(env, work, work_stores, opponent, ply + 1, max_plies, gained, False) != kn.ONGOING:
             continue
         best = 0
         for j in range(kn.moves(env, work, opponent, replies)):

@@ -192,7 +192,9 @@ class AwaleEnv(gymnasium.Env):
         opponent: who replies inside ``step()`` (see :class:`Opponent`); default ``"random"``.
         learner_seat: 0, 1, or ``"random"`` (drawn every episode). Player 0 moves first in the two-colour Awale
             and, by default, in Hawalis; Oware's ``"texts"`` preset draws the first player from the reset seed.
-            When the opponent moves first, its move is already played when ``reset`` returns.
+            When the opponent moves first, its moves are already played when ``reset`` returns (their reward comes
+            with the first step's). The opponent plays inside ``step()`` until the learner is to move again, several
+            moves in a row in a game whose move can give another turn.
         max_plies: the game's ply limit (``"default"``: the game's own, ``Game.default_max_plies``; None: no limit);
             reaching it ends the game (``terminated``: the rules decide the result, and the observation shows the
             plies used).
@@ -242,6 +244,7 @@ class AwaleEnv(gymnasium.Env):
         self.learner = 0
         self._illegal = False
         self._last_action: int | None = None
+        self._reset_reward = 0.0  # the reward of the opponent's moves played by reset(), paid with the first step
 
     # --- the Gymnasium API --------------------------------------------------------------------------------------
 
@@ -255,8 +258,9 @@ class AwaleEnv(gymnasium.Env):
         self.game = self.game_spec.initial(max_plies=self.max_plies, seed=game_seed, **self.options)
         self._illegal = False
         self._last_action = None
+        self._reset_reward = 0.0
         while self.game.to_move != self.learner and not self.game.is_terminal:
-            self._play(self.opponent.act(self.game))
+            self._reset_reward += self._play(self.opponent.act(self.game))
         if self.render_mode == "human":
             self.render()
         return self._observation(), self._info()
@@ -273,7 +277,7 @@ class AwaleEnv(gymnasium.Env):
             info = self._info()
             info["illegal_action"] = action
             return self._observation(), -1.0, True, False, info
-        reward = self._play(action)
+        reward, self._reset_reward = self._reset_reward + self._play(action), 0.0
         while not self.game.is_terminal and self.game.to_move != self.learner:
             reward += self._play(self.opponent.act(self.game))
         if self.render_mode == "human":

@@ -240,9 +240,10 @@ def check_records(game: Game, games: int, seed: int, options: dict[str, Any]) ->
 
 def check_random_games(game: Game, games: int, seed: int, options: dict[str, Any]) -> None:
     """Random games end (within the ply limit, when there is one), the same seed replays the same game, and the
-    seeds are conserved: board and stores hold ``game.total_seeds`` in every live position, and no more at the end
-    (where a game's rules may set seeds aside, as Oware's ``"texts"`` preset does). The seeds are counted through
-    the search kernels' root, the game-neutral view of a position as numbers (see :func:`check_search`)."""
+    seeds are conserved: board and stores hold ``game.total_seeds`` (a State's own ``total_seeds`` where its rules
+    set the number) in every live position, and no more at the end (where a game's rules may set seeds aside, as
+    Oware's ``"texts"`` preset does). The seeds are counted through the search kernels' root, the game-neutral view
+    of a position as numbers (see :func:`check_search`)."""
     kernels = _search_kernels(game)
     for states in _random_games(game, games, seed, options):
         final = states[-1]
@@ -253,8 +254,9 @@ def check_random_games(game: Game, games: int, seed: int, options: dict[str, Any
             for state in states:
                 root = kernels.root(state)
                 total = int(root.board.sum()) + int(root.stores.sum())
-                kept = total <= game.total_seeds if state.is_terminal else total == game.total_seeds
-                _expect(kept, game, f"{total} seeds at ply {state.ply}, not {game.total_seeds}")
+                seeds = getattr(state, "total_seeds", game.total_seeds)  # a State whose rules set the seeds says so
+                kept = total <= seeds if state.is_terminal else total == seeds
+                _expect(kept, game, f"{total} seeds at ply {state.ply}, not {seeds}")
     replay = [[s.to_dict() for s in states] for states in _random_games(game, 2, seed, options)]
     _expect(replay == [[s.to_dict() for s in states] for states in _random_games(game, 2, seed, options)], game,
             "the same seeds gave different games")  # fmt: skip
@@ -272,10 +274,10 @@ def _search_kernels(game: Game) -> Any:
 
 
 def check_search(game: Game, games: int, seed: int, options: dict[str, Any]) -> None:
-    """The compiled searches' view of every position of random games agrees with the State: the root's player, ply
-    and ply limit; the legal actions (``legal``, ``moves``); each legal move (``move``) reaches the child's board and
-    stores while the game goes on; ``observe`` writes ``observation_tensor``. Games without search kernels
-    (``Game.search`` raises NotImplementedError) skip it."""
+    """The compiled searches' view of every position of random games agrees with the State: the root's player, ply and
+    limit; the legal actions (``legal``, ``moves``); each legal move (``move``) reaches the child's board and stores,
+    and ``next_player`` names its player to move, while the game goes on; ``observe`` writes the mover's
+    ``observation_tensor``. Games without search kernels (``Game.search`` raises NotImplementedError) skip it."""
     kernels = _search_kernels(game)
     if kernels is None:
         return
@@ -295,11 +297,12 @@ def check_search(game: Game, games: int, seed: int, options: dict[str, Any]) -> 
             _expect([a for a in range(game.num_actions) if bits >> a & 1] == legal, game, f"legal bits at {state.ply}")
             count = int(kernels.moves(env, root.board, root.player, moves))
             _expect(moves[:count].tolist() == legal, game, f"moves at ply {state.ply}")
-            for player in (0, 1):
-                kernels.observe(env, root.board, root.stores, root.ply, root.max_plies, player, obs)
-                np.testing.assert_array_equal(obs, state.observation_tensor(player), f"{game.name}: observe")
+            kernels.observe(env, root.board, root.stores, root.ply, root.max_plies, root.player, obs)
+            np.testing.assert_array_equal(obs, state.observation_tensor(), f"{game.name}: observe")
             for action in legal:
                 child = state.play(action)
+                after = int(kernels.next_player(env, root.board, root.player, action))
+                _expect(child.is_terminal or after == child.to_move, game, f"next_player of {action} at {state.ply}")
                 if child.is_terminal:
                     continue  # how a game settles its end is its status kernel's business, tested with its rules
                 board, stores = root.board.copy(), root.stores.copy()

@@ -3,7 +3,7 @@
 A test taking ``registry_game`` runs once per registered game (the :class:`awale_env.games.base.Game`, test id its
 name), so a new game is tested by every such test without editing any; one taking ``game_config`` runs once per game
 and per rule variant of :data:`RULE_VARIANTS` (a ``(game, rule flags)`` pair). ``toy_game`` registers the toy game
-for one test and puts the registry back after it.
+(``toy_turns`` its variant with another turn) for one test and puts the registry back after it.
 
 The suite runs in parallel (``pytest -n logical``, as .ci/run does): before the workers start, pytest's controller
 process loads (on a fresh clone: compiles) the numba kernels once (tests/warm_kernels.py). Tests that take long
@@ -112,17 +112,17 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("game_config", configs, ids=[config_id(config) for config in configs])
 
 
-@pytest.fixture
-def toy_game() -> Iterator[Game]:
-    """The toy game, registered as any game registers itself (its package's ``__init__`` calls ``register``), with
-    its Gymnasium and PettingZoo ids; afterwards the registry and the ids are as before."""
+def _registered_for_a_test(package: str) -> Iterator[Game]:
+    """The game of the test package ``package``, registered as any game registers itself (its package's
+    ``__init__`` calls ``register``), with its Gymnasium and PettingZoo ids; afterwards the registry and the ids are
+    as before."""
+    import importlib
+
     import gymnasium
     from pettingzoo.env_registry.registration import aec_registry
 
     saved = dict(GAMES)
-    import toy_game  # registers the game on its first import
-
-    game = toy_game.GAME
+    game = importlib.import_module(package).GAME  # registers the game on its first import
     GAMES.setdefault(game.name, game)  # put back after an earlier test
     register_environments()
     yield game
@@ -130,3 +130,15 @@ def toy_game() -> Iterator[Game]:
     GAMES.update(saved)
     gymnasium.registry.pop(gymnasium_id(game.title), None)
     aec_registry.pop(pettingzoo_id(game.title), None)
+
+
+@pytest.fixture
+def toy_game() -> Iterator[Game]:
+    """The toy game of tests/toy_game/, registered for one test."""
+    yield from _registered_for_a_test("toy_game")
+
+
+@pytest.fixture
+def toy_turns() -> Iterator[Game]:
+    """The toy game with another turn of tests/toy_turns/, registered for one test."""
+    yield from _registered_for_a_test("toy_turns")

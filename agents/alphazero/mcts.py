@@ -4,7 +4,9 @@ The trees live in flat arrays (one row per game: children, visits, value sums, p
 passes do all the tree work: :func:`select_leaves` walks every game's tree from its root to a leaf, replaying the
 moves on a scratch copy of the root position, and writes the leaf's observation and legal mask; the caller
 evaluates all pending leaves in one network call; :func:`expand_and_backup` turns the network's logits into
-priors, adds the children and backs the value up, negating it at every ply because the players alternate. One
+priors, adds the children and backs the value up: each node keeps the player who moved into it (the game's
+``next_player`` says who moves after a move), and the value is added to the nodes its player moved into and
+subtracted from the others, so a move that gives another turn keeps the sign (mctx's per-edge discount). One
 search serves every game: moves, end checks, winners and observations go through the per-game kernels of
 :mod:`agents.kernels` (compiled once per game), and Oware's repetition rule is followed exactly, each descent
 starting from its root's repetition set. Terminal positions get their exact value (+1 / -1 / 0 from the game's
@@ -60,20 +62,22 @@ class SearchConfig:
 
 
 @njit(cache=True)
-def _backup(visits, value_sum, path, length, value):
-    """Add one visit along the path; ``value`` is for the player to move at the leaf, each node stores the value
-    for the player who moved into it."""
+def _backup(visits, value_sum, mover, path, length, value, player):
+    """Add one visit along the path; ``value`` is for ``player``, to move at the leaf, each node stores the value
+    for the player who moved into it (``mover``)."""
     for i in range(length - 1, -1, -1):
         node = path[i]
         visits[node] += 1
-        value = -value
-        value_sum[node] += value
+        value_sum[node] += value if mover[node] == player else -value
 
 
 @njit(cache=True)
-def _select_child(first, count, visits, value_sum, prior, parent, c_puct, fpu_reduction):
+def _select_child(first, count, visits, value_sum, prior, mover, parent, player, c_puct, fpu_reduction):
+    """The PUCT child of ``parent``, ``player`` to move there."""
     parent_visits = visits[parent]
-    parent_q = -value_sum[parent] / parent_visits if parent_visits > 0 else 0.0
+    parent_q = value_sum[parent] / parent_visits if parent_visits > 0 else 0.0
+    if mover[parent] != player:
+        parent_q = -parent_q
     scale = c_puct * math.sqrt(parent_visits)
     best = first
     best_score = -1e30
@@ -126,6 +130,7 @@ def select_leaves(
     prior,
     move,
     terminal,
+    mover,
     path,
     path_length,
     leaf_node,
@@ -165,11 +170,12 @@ def select_leaves(
             path[row, 0] = 0
             while child_first[g, node] >= 0:
                 node = _select_child(
-                    child_first[g, node], child_count[g, node], visits[g], value_sum[g], prior[g], node, c_puct,
-                    fpu_reduction,
+                    child_first[g, node], child_count[g, node], visits[g], value_sum[g], prior[g], mover[g], node,
+                    player, c_puct, fpu_reduction,
                 )  # fmt: skip
+                after = kn.next_player(genv, board, player, int(move[g, node]))
                 gained = kn.move(genv, board, stores, player, int(move[g, node]))
-                player = 1 - player
+                player = after
                 ply += 1
                 keys, repeated = kn.record(genv, keys, board, player, gained, False)  # Oware's rule 9
                 path[row, length] = node
@@ -181,7 +187,8 @@ def select_leaves(
                 code = kn.status(genv, board, stores, player, ply, max_plies[g], gained, repeated)
             if code != kn.ONGOING:
                 terminal[g, node] = 1
-                _backup(visits[g], value_sum[g], path[row], length, _leaf_value(genv, board, stores, code, player))
+                value = _leaf_value(genv, board, stores, code, player)
+                _backup(visits[g], value_sum[g], mover[g], path[row], length, value, player)
                 continue
             terminal[g, node] = 2
             for i in range(length):  # virtual loss
@@ -217,6 +224,7 @@ def expand_and_backup(
     prior,
     move,
     terminal,
+    mover,
     num_nodes,
     path,
     path_length,
@@ -250,6 +258,7 @@ def expand_and_backup(
                 visits[g, child] = 0
                 value_sum[g, child] = 0.0
                 terminal[g, child] = 0
+                mover[g, child] = leaf_player[row]
                 count += 1
         for child in range(first, first + count):
             p = prior[g, child] / total
@@ -261,12 +270,13 @@ def expand_and_backup(
         terminal[g, node] = -1
         num_nodes[g] = first + count
         _undo_virtual_loss(visits[g], value_sum[g], path[row], path_length[row])
-        _backup(visits[g], value_sum[g], path[row], path_length[row], values[row])
+        _backup(visits[g], value_sum[g], mover[g], path[row], path_length[row], values[row], leaf_player[row])
 
 
 @njit(cache=True)
 def root_visit_counts(child_first, child_count, visits, value_sum, move, counts, root_values):
-    """Visit count of every root action (``counts`` (G, 32)) and the root's mean value for the player to move."""
+    """Visit count of every root action (``counts`` (G, 32)) and the root's mean value for the player to move (the
+    root's ``mover`` is set to the other player)."""
     for g in range(child_first.shape[0]):
         counts[g, :] = 0
         first = child_first[g, 0]
@@ -309,6 +319,7 @@ class BatchedSearch:
         self.prior = np.zeros((num_games, nodes), dtype=np.float32)
         self.move = np.zeros((num_games, nodes), dtype=np.int8)
         self.terminal = np.zeros((num_games, nodes), dtype=np.int8)
+        self.mover = np.zeros((num_games, nodes), dtype=np.int8)  # the player who moved into each node
         self.num_nodes = np.ones(num_games, dtype=np.int32)
         self.path = np.zeros((rows, self.capacity + 2), dtype=np.int32)
         self.path_length = np.zeros(rows, dtype=np.int32)
@@ -370,9 +381,13 @@ class BatchedSearch:
         self.visits[:, 0] = 0
         self.value_sum[:, 0] = 0.0
         self.terminal[:, 0] = 0
+        self.mover[:, 0] = 1 - players  # the root's value is kept for the player not to move, as if it had moved
         self.num_nodes[:] = 1
         noise_fraction = self.config.noise_fraction if noise_rngs is not None else 0.0
-        trees = (self.child_first, self.child_count, self.visits, self.value_sum, self.prior, self.move, self.terminal)
+        trees = (
+            self.child_first, self.child_count, self.visits, self.value_sum, self.prior, self.move, self.terminal,
+            self.mover,
+        )  # fmt: skip
         shift = self.game.action_shift(1)
         while True:
             pending = select_leaves(

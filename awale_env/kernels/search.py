@@ -4,8 +4,15 @@ the implementations most games share.
 
 A position in the searches is the same few arrays for every game: ``board`` (``int8``, the game core's layout),
 ``stores`` (``int16[2]``: seeds captured, grown by each move's captures), the player to move, the ply and the ply
-limit (``NO_LIMIT`` = 0 for none). The game travels as an ``env``, a named tuple whose class names the game and whose
-fields hold its extra state, nothing more (each array in it costs reference counting at every call).
+limit (``NO_LIMIT`` = 0 for none).
+
+Who moves after a move is the game's ``next_player`` kernel, asked on the position *before* the move: by default the
+other player (:func:`other_player`), in Kalah the mover again when its last seed lands in its own store. The searches
+keep the player to move per node and change the sign of a value only where the mover changes (a negamax child of the
+same mover keeps its value and window; a backup adds a leaf's value to the nodes its player moved into and subtracts it
+from the others), so a game whose moves can give another turn needs nothing else. The game travels as an ``env``, a
+named tuple whose class names the game and whose fields hold its extra state, nothing more (each array in it costs
+reference counting at every call).
 """
 
 from __future__ import annotations
@@ -90,6 +97,12 @@ def no_record(env, keys, board, to_move, gained, restart):
 
 
 @njit(cache=True, error_model="numpy")
+def other_player(env, board, player, action):
+    """``next_player`` of a game whose players alternate: the other player."""
+    return 1 - player
+
+
+@njit(cache=True, error_model="numpy")
 def same_env(env, keys):
     """``rooted`` of a game whose env does not depend on the root."""
     return env
@@ -110,9 +123,10 @@ class SearchKernels:
     ``max_plies`` unless the rules end every game sooner (a move limit of the rules).
 
     The other fields are jitted implementations with the signatures of the kernels of :mod:`agents.kernels`
-    (``legal``, ``moves``, ``move``, ``status``, ``winner``, ``playout``, ``repeated``, ``track_line``, ``record``,
-    ``observe``, ``rooted``, ``features``), which document them; a game without ``features`` gives the store
-    difference only (:func:`store_features`).
+    (``legal``, ``moves``, ``move``, ``next_player``, ``status``, ``winner``, ``playout``, ``repeated``,
+    ``track_line``, ``record``, ``observe``, ``rooted``, ``features``), which document them; a game without
+    ``features`` gives the store difference only (:func:`store_features`), a game without ``next_player`` makes the
+    players alternate (:func:`other_player`).
     """
 
     env_type: type
@@ -130,7 +144,8 @@ class SearchKernels:
     status: Callable
     playout: Callable
     observe: Callable
-    # What a game without a repetition rule, whose winner holds the higher store, leaves as it is:
+    # What a game without a repetition rule or extra turns, whose winner holds the higher store, leaves as it is:
+    next_player: Callable = other_player
     new_key_set: Callable[[int], np.ndarray] = no_key_set
     horizon: Callable[[Root], int] = own_ply_limit
     winner: Callable = higher_store
