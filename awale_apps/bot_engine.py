@@ -144,6 +144,7 @@ class EngineProcess:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, start_new_session=True,
         )  # fmt: skip
         threading.Thread(target=self._read, name="awale-bot-engine", daemon=True).start()
+        log(f"the agent loads in its own process (pid {self.process.pid})")
 
     def _read(self) -> None:
         for line in iter(lambda: self.process.stdout.readline(MAX_MESSAGE), b""):

@@ -518,3 +518,39 @@ def test_the_docs_show_the_commands():
     text = (Path(__file__).parents[1] / "docs" / "editions.md").read_text()
     assert "awale bot --prepare --game awale16_2025 --agent alphazero:pretrained,time=2" in text
     assert "awale referee" in text and "--result-lines" in text
+
+
+def gone(pid: int, seconds: float = TIMEOUT) -> bool:
+    """Whether process ``pid`` ends (or is a zombie) within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+@pytest.mark.parametrize("ending", ["END", "end of input", "SIGTERM", "SIGKILL"])
+def test_the_agent_s_process_ends_with_the_bot_however_it_ends(ending):
+    """The agent loads in a process of its own (its own process group): the bot ends it at END, at the end of its
+    input and on SIGTERM; when the bot is killed, the end of the agent's input ends it."""
+    bot = start_bot("--agent", "alphabeta:time=0.2", "JoueurA")
+    while "the agent loads in its own process (pid " not in (line := bot.stderr.readline()):
+        assert line, "the bot ended before it started its agent"
+    agent = int(line.split("(pid ")[1].split(")")[0])
+    assert exchange(bot, "START")
+    if ending == "END":
+        bot.stdin.write("END\n")
+        bot.stdin.flush()
+    elif ending == "end of input":
+        bot.stdin.close()
+    else:
+        bot.send_signal(getattr(signal, ending))
+    code = bot.wait(timeout=TIMEOUT)
+    assert code == {"SIGTERM": 143, "SIGKILL": -9}.get(ending, 0)
+    assert gone(agent), f"the agent's process {agent} outlived the bot ({ending})"
