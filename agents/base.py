@@ -36,6 +36,8 @@ def reset_agent(agent: Agent, seed: int | None = None) -> None:
 #: Plies of the short game a warm-up searches (:func:`warm_up`): its starting position reaches every kernel of a
 #: search, and a game that ends two plies later keeps any search of it short.
 WARM_UP_PLIES = 2
+#: The most seconds a timed agent searches in a warm-up (its own ``time`` is for its games: ``mcts:time=60``).
+WARM_UP_SECONDS = 0.5
 
 
 def warm_up(agent: Agent, game: Any, options: Mapping[str, Any] | None = None, spare: Agent | None = None) -> None:
@@ -46,11 +48,20 @@ def warm_up(agent: Agent, game: Any, options: Mapping[str, Any] | None = None, s
     Both agents search the starting position of the game limited to :data:`WARM_UP_PLIES` plies: ``spare`` (another
     agent of the same spec, for a timed agent) first, taking the compiling, then ``agent``: agents calibrate their
     budgets on their first timed searches (alpha-beta's node rate, MCTS's simulation rate), which a search that
-    compiled would mislead. Reset ``agent`` (:func:`reset_agent`) before its game."""
+    compiled would mislead. A timed agent (``time`` seconds per move) searches at most :data:`WARM_UP_SECONDS` there.
+    Reset ``agent`` (:func:`reset_agent`) before its game."""
     position = game.initial(max_plies=WARM_UP_PLIES, **dict(options or {}))
     for player in (spare, agent):
-        if player is not None and not position.is_terminal:
+        if player is None or position.is_terminal:
+            continue
+        budget = getattr(player, "time", None)
+        if budget is not None:
+            player.time = min(budget, WARM_UP_SECONDS)
+        try:
             player.act(position)
+        finally:
+            if budget is not None:
+                player.time = budget
 
 
 def game_refusal(agent: Agent, spec: str, game: str) -> str | None:

@@ -236,10 +236,10 @@ def test_a_seed_out_of_range_is_named(seed):
 
 def test_a_huge_number_of_games_is_refused_at_once(tmp_path):
     """A typo like --games 10**21 used to hang building its tasks; it is refused before any game, as --seed is."""
-    started = time.monotonic()
+    started = time.process_time()  # CPU time: building the tasks would burn it; other processes do not count
     with pytest.raises(ValueError, match=r"at most 100,000, got 1,000,000,000,000,000,000,000"):
         play_match("random", "greedy", 10**21, progress=False)
-    assert time.monotonic() - started < 5
+    assert time.process_time() - started < 5
     result = CliRunner().invoke(app, ["arena", "--agents", "random", "--agents", "greedy", "--games", str(10**21)])
     assert result.exit_code != 0 and result.output.count("\n") == 1 and "at most 100,000" in result.output
     players = tmp_path / "players.toml"
@@ -316,7 +316,8 @@ def test_a_killed_worker_stops_the_arena_at_once_with_an_error(tmp_path):
         if arena.poll() is None:
             os.killpg(arena.pid, signal.SIGKILL)
             arena.wait()
-    assert time.monotonic() - killed < 20
+    # At once: before the other worker's move could end (mcts:time=60 thinks 60 s whatever the machine's load).
+    assert time.monotonic() - killed < 60
     error = (tmp_path / "stderr").read_text()
     assert code == 1 and "Traceback" not in error, error
     assert error.startswith(f"error: arena worker process {workers[0].pid} died (exit code -9: killed by SIGKILL")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
+from stepping_clock import use_stepping_clock
 
-from agents.mcts import MCTSAgent
+import agents.mcts as mcts_module
+from agents.mcts import BATCH_SECONDS, MCTSAgent
 from awale_env import State
 
 # Positions where exactly one move wins at once and every other move lets the opponent win at once.
@@ -74,13 +74,16 @@ def test_tree_is_reused_after_the_opponent_replies():
     assert sum(agent.action_visits().values()) == 2000  # every simulation goes through a root child
 
 
-def test_time_budget():
+def test_time_budget(monkeypatch):
+    # On a clock that moves a batch's length at each reading (the same at any load: each batch then gets the same
+    # simulations), the search stops within a batch of its budget by the clock it reads, batch after batch.
     agent = MCTSAgent(time=0.2, seed=0)
     agent.act(State.initial())
-    start = time.perf_counter()
+    use_stepping_clock(monkeypatch, BATCH_SECONDS, (mcts_module, "time"))
     agent.act(State.initial().play(0).play(2))
-    assert time.perf_counter() - start < 0.6  # generous: the machine may be busy
-    assert agent.last_search["simulations"] > 1000
+    # Beyond the budget: a batch begun just before it (two readings) and the readings that end the search.
+    assert 0.2 <= agent.last_search["seconds"] <= 0.2 + 4 * BATCH_SECONDS + 1e-9
+    assert agent.last_search["simulations"] >= 3 * 16  # batches of 16 simulations or more, one per 3 readings
 
 
 def test_bad_parameters():

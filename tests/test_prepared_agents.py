@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import training.competition.programs as programs
-from agents.base import WARM_UP_PLIES
+from agents.base import WARM_UP_PLIES, WARM_UP_SECONDS
 from training.competition.store import open_store
 from training.competition.tasks import GameTask, PreparedAgents, run_task
 from training.competition.tournament import (
@@ -28,6 +28,9 @@ from training.competition.tournament import (
 )
 
 GAME = "awale16_2025"
+#: A stand-in agent's log of its searches: the ply limit of the position, the referee's clock before the search and
+#: the agent's time per move then.
+Log = list[tuple[int | None, float, float | None]]
 #: Seconds the stand-in agent's first search in a process takes on the referee's clock: its "compiling".
 COMPILE_SECONDS = 100.0
 
@@ -45,14 +48,14 @@ class Clock:
 class CompilingAgent:
     """Plays the first legal move; the first search in its "process" (``kernels``, shared by every agent of one
     PreparedAgents) compiles, which moves ``clock`` on by :data:`COMPILE_SECONDS`; each search is logged as
-    ``(ply limit of the position, clock before it)``."""
+    ``(ply limit of the position, clock before it, its time per move then)``."""
 
-    def __init__(self, clock: Clock, kernels: dict[str, bool], log: list[tuple[int | None, float]], time=None):
+    def __init__(self, clock: Clock, kernels: dict[str, bool], log: Log, time=None):
         self.clock, self.kernels, self.log, self.time = clock, kernels, log, time
         self.name = "compiling"
 
     def act(self, state) -> int:
-        self.log.append((state.max_plies, self.clock.now))
+        self.log.append((state.max_plies, self.clock.now, self.time))
         if not self.kernels.get("loaded"):
             self.clock.now += COMPILE_SECONDS
             self.kernels["loaded"] = True
@@ -70,14 +73,14 @@ def clock(monkeypatch) -> Clock:
     return clock
 
 
-def fresh_process(clock: Clock, time: float | None = None) -> tuple[PreparedAgents, list[tuple[int | None, float]]]:
+def fresh_process(clock: Clock, time: float | None = None) -> tuple[PreparedAgents, Log]:
     """The agents of a process whose kernels are not loaded yet, and the log of their searches."""
     kernels: dict[str, bool] = {}
-    log: list[tuple[int | None, float]] = []
+    log: Log = []
     return PreparedAgents(lambda spec: CompilingAgent(clock, kernels, log, time)), log
 
 
-@pytest.mark.parametrize("time", [None, 2.0])
+@pytest.mark.parametrize("time", [None, 60.0])
 def test_a_tournament_agent_compiles_before_the_clock_and_never_times_out(clock, time):
     # Two in-process agents in a fresh worker, 3 s per move with no start-up allowance: without the warm-up the
     # first move would take 100 s on the referee's clock and lose on time.
@@ -91,22 +94,25 @@ def test_a_tournament_agent_compiles_before_the_clock_and_never_times_out(clock,
     # The compile happened in a warm-up (a search of the short game), before the game's first move was asked for;
     # a timed agent's spare searched first, then the agent itself.
     warm_ups = 2 * (2 if time else 1)
-    assert [limit for limit, _ in log[:warm_ups]] == [WARM_UP_PLIES] * warm_ups
-    assert all(limit != WARM_UP_PLIES for limit, _ in log[warm_ups:])
+    assert [limit for limit, _, _ in log[:warm_ups]] == [WARM_UP_PLIES] * warm_ups
+    assert all(limit != WARM_UP_PLIES for limit, _, _ in log[warm_ups:])
     assert log[warm_ups][1] >= COMPILE_SECONDS
+    # A timed agent searches its warm-up within WARM_UP_SECONDS, and its games with its own time.
+    assert {budget for _, _, budget in log[:warm_ups]} == ({min(time, WARM_UP_SECONDS)} if time else {None})
+    assert {budget for _, _, budget in log[warm_ups:]} == {time}
     assert [spec for spec, _ in played.warm_ups] == ["stand-in-a", "stand-in-b"]
     # The next game in the same process warms nothing up again.
     again = ProgramTask(1, players[::-1], (), (3, 4), 0, settings).play(source)
     assert again.report.faulty is None and again.warm_ups == []
-    assert all(limit != WARM_UP_PLIES for limit, _ in log[warm_ups:])
+    assert all(limit != WARM_UP_PLIES for limit, _, _ in log[warm_ups:])
 
 
 def test_an_arena_game_warms_its_agents_up_before_its_first_move(clock):
     source, log = fresh_process(clock)
     task = GameTask(0, ("stand-in-a", "stand-in-b"), (), (1, 2), None, GAME)
     result = run_task(task, source)
-    assert result.plies > 0 and [limit for limit, _ in log[:2]] == [WARM_UP_PLIES] * 2
-    assert all(limit != WARM_UP_PLIES for limit, _ in log[2:])
+    assert result.plies > 0 and [limit for limit, _, _ in log[:2]] == [WARM_UP_PLIES] * 2
+    assert all(limit != WARM_UP_PLIES for limit, _, _ in log[2:])
     assert [(spec, game) for spec, game, _ in source.warm_ups] == [("stand-in-a", GAME), ("stand-in-b", GAME)]
 
 

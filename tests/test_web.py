@@ -539,9 +539,8 @@ def test_the_queue_of_thinks_is_bounded_per_client_and_in_all():
             answers[game_id] = response.status_code
 
         def refused(name: str, game_id: str, status: int) -> str:
-            start = time.perf_counter()
             response = client.post(f"/api/games/{game_id}/moves", json={"move": "1R"}, headers={"X-Test-Client": name})
-            assert time.perf_counter() - start < 0.5  # at once, not after the queue
+            assert queued.total() > 0  # at once, not after the queue: the moves ahead are still waiting or thinking
             assert response.status_code == status and int(response.headers["Retry-After"]) >= 1, response.text
             return response.json()["error"]
 
