@@ -1,8 +1,8 @@
 """Alpha-beta search: negamax with iterative deepening, a transposition table and move ordering, compiled by numba.
 
 One search for every game: moves, legal moves and end checks go through the per-game kernels of
-:mod:`agents.kernels` (which call each game's compiled core) on copies of the board kept per search height, so
-nothing here re-implements a rule. The figures below were measured on the two-colour game.
+:mod:`awale_env.kernels.dispatch` (which call each game's compiled core) on copies of the board kept per search height,
+so nothing here re-implements a rule. The figures below were measured on the two-colour game.
 
 * Evaluation (from the side to move, :mod:`agents.evaluation`): by default the game's tuned weights of the features
   its search kernels give (store difference, seeds on each side, vulnerable holes, mobility, starving), fitted on
@@ -13,8 +13,9 @@ nothing here re-implements a rule. The figures below were measured on the two-co
   broken at random (seeded) through the history table.
 * The player to move is kept per node (the game's ``next_player``: a Kalah move can give its mover another turn);
   a child's value and window change sign only when its mover is not the node's.
-* Finished games are scored exactly as the game's rules decide the winner (:func:`agents.kernels.winner`; the ply
-  limit of the state ends the game): ``+-(WIN - height)`` so a quicker win (slower loss) is preferred, 0 for a draw.
+* Finished games are scored exactly as the game's rules decide the winner (:func:`awale_env.kernels.dispatch.winner`;
+  the ply limit of the state ends the game): ``+-(WIN - height)`` so a quicker win (slower loss) is preferred, 0 for a
+  draw.
 * Oware's repetition rule is exact along the searched line: a child repeats if its key is among the positions since
   the last capture on the path, or in the root's set when the path has no capture. The transposition table does not
   hash that history (positions that differ only in it share entries), the usual compromise of game-tree search.
@@ -39,10 +40,10 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents import kernels as kn
 from agents.base import check_positive, check_seed, spec_name
 from agents.evaluation import EVALUATIONS, evaluate, make_evaluation
 from awale_env.games import DEFAULT_GAME, Game, game_of, get_game
+from awale_env.kernels import dispatch as kn
 
 MAX_DEPTH = 60
 WIN = 10_000
@@ -225,11 +226,11 @@ def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, his
 
     ``keys`` = (slot, store, plies-left Zobrist keys); ``tt`` = (hashes, values, depths, flags, moves) arrays;
     ``work`` = scratch per height (node boards and stores, child boards, stores, ordering scores, actions, statuses
-    and players to move, frames, hashes); ``env`` = the game (:meth:`agents.kernels.Root.env`); ``evaluation``
-    scores the leaves (:func:`agents.evaluation.make_evaluation`). The recursion of negamax runs on an explicit stack
-    of frames, because numba cannot cache recursive functions (numba issue #6061); hence the search can pause: on
-    reaching ``counters[NODE_LIMIT]`` nodes it returns with ``counters[PAUSED]`` set, and the same call again (with a
-    higher limit) goes on from there.
+    and players to move, frames, hashes); ``env`` = the game (:meth:`awale_env.kernels.dispatch.Root.env`);
+    ``evaluation`` scores the leaves (:func:`agents.evaluation.make_evaluation`). The recursion of negamax runs on an
+    explicit stack of frames, because numba cannot cache recursive functions (numba issue #6061); hence the search can
+    pause: on reaching ``counters[NODE_LIMIT]`` nodes it returns with ``counters[PAUSED]`` set, and the same call again
+    (with a higher limit) goes on from there.
     """
     slot_keys, store_keys, left_keys = keys
     tt_hash, tt_value, tt_depth, tt_flag, tt_move = tt

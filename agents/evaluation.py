@@ -1,6 +1,6 @@
 """The evaluations alpha-beta scores its leaves by (``alphabeta:eval=NAME``), for any game, from the features its
-search kernels give (:data:`agents.kernels.FEATURES`: the store difference, the seeds on each side, each side's
-vulnerable holes, legal moves and starving), so that nothing here knows a game.
+search kernels give (:data:`awale_env.kernels.dispatch.FEATURES`: the store difference, the seeds on each side, each
+side's vulnerable holes, legal moves and starving), so that nothing here knows a game.
 
 * ``score``: the store difference in seeds (what decides the game), cheap and coarse: many moves tie and cut off.
 * ``reference``: hand-set weights of the features in the manner of a strong public bot of the two-colour game
@@ -12,8 +12,8 @@ vulnerable holes, legal moves and starving), so that nothing here knows a game.
 
 A weighted evaluation is ``round(weights . features)`` in units of a tenth of a captured seed (the store difference
 weighs :data:`UNITS_PER_SEED`). In compiled code an evaluation is a named tuple whose class picks the implementation
-while numba compiles (like the games' env classes in :mod:`agents.kernels`), so the store difference costs nothing
-for the others' existence.
+while numba compiles (like the games' env classes in :mod:`awale_env.kernels.dispatch`), so the store difference costs
+nothing for the others' existence.
 """
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from agents import kernels as kn
+from awale_env.kernels import dispatch as kn
 
 EVALUATIONS = ("score", "reference", "tuned")
 UNITS_PER_SEED = 10
 
-#: The sparring partner's weights, by feature (:data:`agents.kernels.FEATURES`), in tenths of a seed.
+#: The sparring partner's weights, by feature (:data:`awale_env.kernels.dispatch.FEATURES`), in tenths of a seed.
 REFERENCE_WEIGHTS = {
     "store_difference": 10.0,
     "own_seeds": 1.0,
@@ -47,8 +47,9 @@ REFERENCE_WEIGHTS = {
     "opponent_starving": 20.0,
 }
 
-#: Fitted weights per game name, in the order of :data:`agents.kernels.FEATURES`: the data file ``tuned_weights.json``
-#: beside this module, one entry per game that has them (``python -m agents.tuning`` prints an entry).
+#: Fitted weights per game name, in the order of :data:`awale_env.kernels.dispatch.FEATURES`: the data file
+#: ``tuned_weights.json`` beside this module, one entry per game that has them (``python -m agents.tuning`` prints
+#: an entry).
 TUNED_WEIGHTS: dict[str, tuple[float, ...]] = {
     game: tuple(weights)
     for game, weights in json.loads((Path(__file__).parent / "tuned_weights.json").read_text()).items()

@@ -3,10 +3,10 @@
 The tree is a structure of arrays (parent, first child, child count, action, visits, value) that grows in blocks;
 a node's children are stored contiguously, created all at once in a seeded random order when the node is reached
 for the second time. One search serves every game: moves, end checks and playouts go through the per-game kernels of
-:mod:`agents.kernels` (each game's compiled ``random_playout`` included), so nothing here re-implements a rule; Oware's
-repetition rule is followed exactly, each simulation starting from a copy of the root's repetition set. A node's
-value is the sum of rewards (win 1, draw 0.5, loss 0) for the player who made the move leading to it (the player to
-move at its parent: the game's ``next_player`` says who that is, so a move that gives another turn backs the reward
+:mod:`awale_env.kernels.dispatch` (each game's compiled ``random_playout`` included), so nothing here re-implements a
+rule; Oware's repetition rule is followed exactly, each simulation starting from a copy of the root's repetition set. A
+node's value is the sum of rewards (win 1, draw 0.5, loss 0) for the player who made the move leading to it (the player
+to move at its parent: the game's ``next_player`` says who that is, so a move that gives another turn backs the reward
 up unchanged to its own mover, as OpenSpiel's MCTS backs up by player); selection
 maximises ``value / visits + c * sqrt(ln(parent visits) / visits)`` with unvisited children first. The move played
 is the most visited child of the root.
@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents import kernels as kn
 from agents.base import check_positive, check_seed, spec_name
+from awale_env.kernels import dispatch as kn
 from awale_env.kernels.rng import make_rng, random_below
 
 DEFAULT_SIMULATIONS = 1000
@@ -87,9 +87,9 @@ def _select(tree, node, c):
 def run_simulations(tree, used, root, count, c, rng, env, work_keys):
     """Run ``count`` simulations from the root (node 0, a live position); return the new node count.
 
-    ``root`` = (board, stores, player to move, ply, ply limit); ``env`` = the game (:meth:`agents.kernels.Root.env`,
-    with Oware's root repetition keys); ``work_keys``: Oware's key set to work in, with room for a game's keys (see
-    :meth:`MCTSAgent.act`).
+    ``root`` = (board, stores, player to move, ply, ply limit); ``env`` = the game
+    (:meth:`awale_env.kernels.dispatch.Root.env`, with Oware's root repetition keys); ``work_keys``: Oware's key set to
+    work in, with room for a game's keys (see :meth:`MCTSAgent.act`).
     """
     parent, _, n_children, action, visits, value = tree
     root_board, root_stores, root_player, root_ply, max_plies = root

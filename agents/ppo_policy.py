@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents import kernels as kn
 from agents.checkpoint import load_arrays
 from awale_env.errors import CheckpointError
 from awale_env.games import DEFAULT_GAME, Game, game_of, get_game
+from awale_env.kernels import dispatch as kn
 
 ACTIVATIONS = {
     "tanh": np.tanh,
@@ -75,8 +75,9 @@ def input_size(game: str | Game, features: str) -> int:
 
 @njit(cache=True, error_model="numpy")
 def tactics(env, board, stores, player, ply, max_plies, shift, out):
-    """One-move lookahead features of ``player`` (to move) in a search position of any game (:mod:`agents.kernels`),
-    by relative action r (``r = action - shift``, mod the action count n; float32 ``out`` of length 2n).
+    """One-move lookahead features of ``player`` (to move) in a search position of any game
+    (:mod:`awale_env.kernels.dispatch`), by relative action r (``r = action - shift``, mod the action count n; float32
+    ``out`` of length 2n).
 
     ``out[r]``: the seeds action r captures at once (the game's ``last_capture``) / 16; ``out[n + r]``: the most the
     opponent can capture in reply / 16 (0 when the move ends the game or gives ``player`` another turn). Both are 0 for

@@ -10,10 +10,10 @@ import json
 
 import numpy as np
 
-from agents import kernels as kn
 from agents.alphabeta import AlphaBetaAgent
 from agents.evaluation import UNITS_PER_SEED, features_of
 from awale_env.games import DEFAULT_GAME, get_game
+from awale_env.kernels import dispatch as kn
 
 
 def self_play_positions(game: str, games: int, depth: int, seed: int, opening_plies: int = 8,

@@ -1,26 +1,26 @@
 """Many games of one kind held in arrays, with the kernels that step them: what
 :class:`awale_env.vector.AwaleVectorEnv` drives, the same way for every game.
 
-A game's ``batch`` module holds its compiled :class:`BatchedGames` (``Game.batched`` picks it); a game without one
-runs in :class:`StateBatchedGames`, the same arrays kept by its State API in Python (slower, but any registered game
-plays in the vector env). Every game codes a live game as status 0 and an illegal action as the status after its
-end reasons, ``len(game.end_reasons)``.
+A game with search kernels (``Game.search``) runs in :class:`CompiledGames`, the one compiled stepper of
+:mod:`awale_env.kernels.stepper` over those kernels; a game without them runs in :class:`StateBatchedGames`, the same
+arrays kept by its State API in Python (slower, but any registered game plays in the vector env). Every game codes a
+live game as status 0 and an illegal action as the status after its end reasons, ``len(game.end_reasons)``.
 """
 
 from __future__ import annotations
 
-import importlib
-import warnings
 from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
 
 from awale_env.games import Game, get_game
+from awale_env.kernels import stepper
 from awale_env.kernels.batch import ONGOING, RANDOM_SEAT, SCORE_DIFF
 from awale_env.kernels.rng import next_random, random_below
+from awale_env.kernels.search import new_scratch, no_key_set
 
-__all__ = ["ONGOING", "BatchedGames", "StateBatchedGames", "batched_games", "move_reward"]
+__all__ = ["ONGOING", "BatchedGames", "CompiledGames", "StateBatchedGames", "batched_games", "move_reward"]
 
 
 def move_reward(reward_mode: int, game: Game, before: Any, after: Any) -> float:
@@ -70,14 +70,13 @@ class BatchedGames(ABC):
 
     @abstractmethod
     def step_self_play(self, rngs: np.ndarray, same_step: bool, *outputs: np.ndarray) -> None:
-        """One move in every game for the side to move (outputs as the two-colour game's
-        :func:`~awale_env.games.awale16.batch.step_self_play`)."""
+        """One move in every game for the side to move (outputs as :func:`awale_env.kernels.stepper.step_self_play`)."""
 
     @abstractmethod
     def step_vs_random(self, same_step: bool, learner: np.ndarray, seat_mode: int, rngs: np.ndarray,
                        *outputs: np.ndarray) -> None:  # fmt: skip
-        """One learner move and the random reply in every game (as the two-colour game's
-        :func:`~awale_env.games.awale16.batch.step_vs_random`)."""
+        """One learner move and the random replies in every game (as
+        :func:`awale_env.kernels.stepper.step_vs_random`)."""
 
     @abstractmethod
     def start(self, i: int, rngs: np.ndarray) -> None:
@@ -100,6 +99,66 @@ class BatchedGames(ABC):
     def state(self, i: int) -> Any:
         """Game ``i`` as a State of its game (its position: the history the rules may keep, such as Oware's
         repetition set, starts afresh)."""
+
+
+def key_capacity(max_plies: int) -> int:
+    """The repetition-set capacity of a game of at most ``max_plies`` plies: a power of two >= 2 * (max_plies + 1),
+    so that the set, kept at most half full, never grows."""
+    capacity = 16
+    while capacity < 2 * (max_plies + 1):
+        capacity *= 2
+    return capacity
+
+
+class CompiledGames(BatchedGames):
+    """Any game with search kernels, stepped by the compiled stepper (:mod:`awale_env.kernels.stepper`) on its search
+    positions: ``board`` in the game core's layout, ``store_array`` int16[n, 2]. A game with a repetition rule needs
+    a ply limit: it sizes each game's fixed repetition set."""
+
+    def __init__(self, game: Game, n: int, max_plies: int | None, reward_mode: int, options: dict[str, Any]) -> None:
+        super().__init__(game, n, max_plies, reward_mode, options)
+        search = game.search
+        if max_plies is None and search.new_key_set is not no_key_set:
+            raise ValueError(
+                f"the batched {game.name} games need a ply limit (max_plies) to size their repetition sets"
+            )
+        root = search.root(self.initial_state)
+        self.env = root.env(new_scratch(), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64))
+        first = stepper.RANDOM_FIRST if self.initial_state.first_player_drawn else root.player
+        self.board = np.zeros((n, root.board.shape[0]), dtype=root.board.dtype)
+        self.store_array = np.zeros((n, 2), dtype=root.stores.dtype)
+        self.player, self.ply, self.status = (np.zeros(n, dtype=np.int64) for _ in range(3))
+        keys = np.tile(search.new_key_set(key_capacity(self.limit)), (n, 1))
+        self.batch = stepper.Batch(
+            self.board, self.store_array, self.player, self.ply, self.status, np.zeros(n, dtype=np.int64), keys,
+            root.board, root.stores, self.limit, reward_mode, game.total_seeds, first, game.num_actions, self.illegal,
+        )  # fmt: skip
+
+    def reset(self, vs_random: bool, learner: np.ndarray, seat_mode: int, rngs: np.ndarray, which: np.ndarray,
+              obs: np.ndarray, masks: np.ndarray) -> None:  # fmt: skip
+        stepper.reset_games(self.env, self.batch, vs_random, learner, seat_mode, rngs, which, obs, masks)
+
+    def step_self_play(self, rngs: np.ndarray, same_step: bool, *outputs: np.ndarray) -> None:
+        stepper.step_self_play(self.env, self.batch, rngs, same_step, *outputs)
+
+    def step_vs_random(self, same_step: bool, learner: np.ndarray, seat_mode: int, rngs: np.ndarray,
+                       *outputs: np.ndarray) -> None:  # fmt: skip
+        stepper.step_vs_random(self.env, self.batch, same_step, learner, seat_mode, rngs, *outputs)
+
+    def start(self, i: int, rngs: np.ndarray) -> None:
+        stepper.start_one(self.env, self.batch, rngs, i)
+
+    def play(self, i: int, action: int) -> float:
+        return stepper.play_one(self.env, self.batch, i, action)
+
+    def view(self, i: int, viewer: int, obs: np.ndarray, masks: np.ndarray) -> None:
+        stepper.view_one(self.env, self.batch, i, viewer, obs, masks)
+
+    def stores(self, i: int) -> tuple[int, int]:
+        return int(self.store_array[i, 0]), int(self.store_array[i, 1])
+
+    def state(self, i: int) -> Any:
+        return self.initial_state.at_position(self.board[i], self.stores(i), int(self.player[i]), int(self.ply[i]))
 
 
 class StateBatchedGames(BatchedGames):
@@ -212,21 +271,8 @@ class StateBatchedGames(BatchedGames):
 def batched_games(
     game: str | Game, n: int, max_plies: int | None, reward_mode: int, options: dict[str, Any]
 ) -> BatchedGames:
-    """``n`` games of ``game`` in arrays (the game's rule flags in ``options``), not started yet."""
+    """``n`` games of ``game`` in arrays (the game's rule flags in ``options``), not started yet: compiled for a game
+    with search kernels, else on its State API."""
     rules = get_game(game)
-    compiled = rules.batched(n, max_plies, reward_mode, options)
-    return StateBatchedGames(rules, n, max_plies, reward_mode, options) if compiled is None else compiled
-
-
-def __getattr__(name: str) -> type:
-    """The games' batch classes that lived here, with a DeprecationWarning: each game's ``batch`` module holds its
-    own (``Game.batched`` builds it)."""
-    moved = {"Awale16Games": "awale16", "OwareGames": "oware", "HawalisGames": "hawalis"}
-    if name not in moved:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(
-        f"awale_env.batched.{name} is deprecated: use awale_env.games.{moved[name]}.batch.{name} or Game.batched",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return getattr(importlib.import_module(f"awale_env.games.{moved[name]}.batch"), name)
+    kind = CompiledGames if rules.has_search else StateBatchedGames
+    return kind(rules, n, max_plies, reward_mode, options)

@@ -4,7 +4,9 @@ env measured the same way in the same run is the reference.
 
 Each figure is the median of ``--repeats`` runs after a warm-up, alternating the AEC envs so both see the same
 machine load. A step is one ``step()`` call: one ply in the AEC and self-play vector envs (the vector figure
-counts every game, num_envs per call), the learner's move plus the opponent's reply in the Gymnasium env.
+counts every game, num_envs per call), the learner's move plus the opponent's reply in the Gymnasium env. The vector
+env is measured for the default game (``vector_*``) and for every registered game (``vector_<game>_*``, self-play and
+against the random opponent), each on the one compiled stepper.
 Usage: python benchmarks/bench_envs.py [--steps N] [--vector-envs N] [--vector-steps N] [--repeats N] [--json]
 """
 
@@ -23,6 +25,7 @@ import numpy as np
 from provenance import add_out_option, write_result
 
 import awale_env
+from awale_env.games import DEFAULT_GAME, GAMES
 from awale_env.vector import AwaleVectorEnv
 
 
@@ -61,10 +64,11 @@ def gym_rate(steps: int, seed: int) -> tuple[float, float]:
     return steps / (time.perf_counter() - start), steps / (time.process_time() - cpu)
 
 
-def vector_rate(num_envs: int, steps: int, seed: int, opponent: str | None = None) -> tuple[float, float]:
-    """Game steps per second (wall clock, CPU time) of the vector env (self-play by default), random legal actions
-    drawn from the masks with numpy (vectorised, inside the timing)."""
-    env = AwaleVectorEnv(num_envs, opponent=opponent)
+def vector_rate(num_envs: int, steps: int, seed: int, opponent: str | None = None, game: str = DEFAULT_GAME
+                ) -> tuple[float, float]:  # fmt: skip
+    """Game steps per second (wall clock, CPU time) of the vector env (self-play by default) of ``game``, random legal
+    actions drawn from the masks with numpy (vectorised, inside the timing)."""
+    env = AwaleVectorEnv(num_envs, opponent=opponent, game=game)
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     start, cpu = time.perf_counter(), time.process_time()
@@ -98,8 +102,9 @@ def main() -> None:
     reference = connect_four()
     aec_rate(awale_env.env, 1000, 0)  # warm-up: load the compiled kernels
     gym_rate(1000, 0)
-    vector_rate(args.vector_envs, 5, 0)
-    vector_rate(args.vector_envs, 5, 0, "random")
+    for game in GAMES:
+        vector_rate(args.vector_envs, 5, 0, None, game)
+        vector_rate(args.vector_envs, 5, 0, "random", game)
     runs: dict[str, list[float]] = {}
 
     def add(key: str, rates: tuple[float, float]) -> None:
@@ -115,6 +120,9 @@ def main() -> None:
         add("gym", gym_rate(args.steps, seed))
         add("vector", vector_rate(args.vector_envs, args.vector_steps, seed))
         add("vector_vs_random", vector_rate(args.vector_envs, args.vector_steps, seed, "random"))
+        for game in GAMES:
+            add(f"vector_{game}", vector_rate(args.vector_envs, args.vector_steps, seed, None, game))
+            add(f"vector_{game}_vs_random", vector_rate(args.vector_envs, args.vector_steps, seed, "random", game))
     result: dict[str, float | int | None] = {key: statistics.median(values) for key, values in runs.items()}
     result["vector_envs"] = args.vector_envs
     c4 = reference is not None
@@ -130,6 +138,9 @@ def main() -> None:
     print(f"Gymnasium env vs random opponent:        {result['gym_steps_per_s']:>12,.0f} steps/s")
     print(f"vector env, self-play, {args.vector_envs} games:     {result['vector_steps_per_s']:>12,.0f} steps/s")
     print(f"vector env vs random opponent:           {result['vector_vs_random_steps_per_s']:>12,.0f} steps/s")
+    for game in GAMES:
+        self_play, vs_random = result[f"vector_{game}_steps_per_s"], result[f"vector_{game}_vs_random_steps_per_s"]
+        print(f"  {game:<14} self-play {self_play:>12,.0f}, vs random {vs_random:>12,.0f} steps/s")
     if args.json:
         print(json.dumps(result))
     write_result(args.out, result, options={k: v for k, v in vars(args).items() if k not in ("json", "out")})

@@ -11,7 +11,7 @@ from pathlib import Path
 from PIL import Image
 
 from awale_env import State
-from awale_env.render import board_image
+from awale_env.games.awale16.render import render_rgb
 
 MOVES = "1R 14B 11B 8B 5B 2R 15B 4B 9B 14B 7R 6R".split()
 OUT = Path(__file__).with_name("board.png")
@@ -27,7 +27,7 @@ def position() -> tuple[State, int]:
 
 
 def main() -> None:
-    Image.fromarray(board_image(*position())).quantize(32).save(OUT, optimize=True)
+    Image.fromarray(render_rgb(*position())).quantize(32).save(OUT, optimize=True)
     print(f"wrote {OUT}")
 
 

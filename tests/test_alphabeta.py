@@ -8,7 +8,6 @@ import pytest
 from stepping_clock import use_stepping_clock
 
 import agents.alphabeta as alphabeta_module
-from agents import kernels as kn
 from agents import make
 from agents.alphabeta import (
     NODE_LIMIT,
@@ -24,6 +23,7 @@ from agents.evaluation import REFERENCE_WEIGHTS, TUNED_WEIGHTS, features_of
 from agents.tuning import logistic_fit
 from awale_env import State
 from awale_env.games import GAMES
+from awale_env.kernels import dispatch as kn
 
 
 def minimax(state: State, depth: int, height: int = 0) -> int:

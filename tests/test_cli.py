@@ -1,5 +1,5 @@
 """The ``awale`` command: a human game driven through stdin, the arena, one-line errors for bad input, ``python -m
-awale_apps`` and the deprecated ``awale_env.cli`` path."""
+awale_apps``."""
 
 from __future__ import annotations
 
@@ -166,23 +166,6 @@ def test_the_game_options_come_from_the_registry():
         assert name in awale_apps.cli.GAME_HELP
         assert f"{game.default_max_plies} for {name}" in awale_apps.cli.MAX_PLIES_HELP
         assert all(flag in awale_apps.cli.RULE_HELP for flag in game.rule_options)
-
-
-def test_the_old_import_path_warns_once_and_gives_the_new_command():
-    """In a fresh interpreter: the alias keeps what it loaded, so only a first use warns."""
-    code = (
-        "import warnings\n"
-        "with warnings.catch_warnings(record=True) as caught:\n"
-        "    warnings.simplefilter('always')\n"
-        "    from awale_env.cli import main\n"
-        "    from awale_env.cli import main as again\n"
-        "import awale_apps.cli\n"
-        "assert main is again is awale_apps.cli.main\n"
-        "print([str(w.message) for w in caught if w.category is DeprecationWarning])\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "['awale_env.cli is deprecated: use awale_apps.cli.main']"
 
 
 def test_version():

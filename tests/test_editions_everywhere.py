@@ -148,7 +148,7 @@ def test_records_of_an_edition_replay_as_text_and_json(tmp_path, name):
 
 @pytest.mark.parametrize("name", EDITIONS)
 def test_pictures_of_an_edition_draw_each_colour_of_its_seeds(name):
-    from awale_env.games.awale16_2023.render import ANSI, RGB
+    from awale_env.games.editions.render import ANSI, RGB
 
     game = get_game(name)
     colours = ("red", "blue", "transparent") if game.num_actions == 64 else ("red", "blue")

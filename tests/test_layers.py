@@ -3,14 +3,13 @@ code outside a game's own package names a game.
 
 Layers, bottom to top: ``awale_env`` (games, environments, records), ``agents``, ``training``, ``awale_apps`` (the
 CLI and the web app). A module may import its own layer and the layers below, wherever the import stands (module
-level, inside a function, under ``if TYPE_CHECKING:``). The only exceptions are the deprecated aliases left at the
-applications' old paths, which load them lazily, and ``python -m awale_env``'s entry point, run and never imported
-(:data:`UPWARD_ALLOWED`).
+level, inside a function, under ``if TYPE_CHECKING:``). The only exception is ``python -m awale_env``'s entry point,
+run and never imported (:data:`UPWARD_ALLOWED`).
 
 Circles are looked for among every import that can run: at module level (class bodies and ``if``/``try`` blocks
 included) and inside functions alike, since a function-level import only hides a circle (the two modules still need
 each other); imports under ``if TYPE_CHECKING:`` never run and are left out. A game's optional parts (``Game.search``,
-``Game.batched``) are loaded by name with ``importlib.import_module``, downwards from the registry to the game.
+``Game.page``) are loaded by name with ``importlib.import_module``, downwards from the registry to the game.
 """
 
 from __future__ import annotations
@@ -26,8 +25,8 @@ from awale_env.games import GAMES
 ROOT = Path(__file__).resolve().parents[1]
 #: The project's packages, bottom layer first.
 LAYERS = ("awale_env", "agents", "training", "awale_apps")
-#: Modules that may import a layer above theirs: the deprecated aliases at the applications' old paths.
-UPWARD_ALLOWED = frozenset({"awale_env.__main__", "awale_env.cli", "awale_env.web"})
+#: Modules that may import a layer above theirs: ``python -m awale_env``'s entry point.
+UPWARD_ALLOWED = frozenset({"awale_env.__main__"})
 #: Where game names are looked for in code: the packages and the benchmark scripts.
 NAMING_ROOTS = (*LAYERS, "benchmarks")
 #: Where naming a game is the point: every package under it (a game's own, or one a game builds on).
@@ -298,7 +297,7 @@ def test_upward_imports_are_found_wherever_they_stand(tmp_path):
         {
             "awale_env/__init__.py": "",
             "awale_env/env.py": "def f():\n    from training.arena import play\n",
-            "awale_env/cli.py": "import awale_apps.cli\n",  # a deprecated alias: allowed
+            "awale_env/__main__.py": "import awale_apps.cli\n",  # the entry point: allowed
             "awale_env/games/__init__.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import agents\n",
             "agents/__init__.py": "from awale_env import env\nfrom training import arena\n",
             "training/__init__.py": "import agents.base, awale_env\n",

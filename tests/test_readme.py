@@ -162,7 +162,7 @@ def test_quick_start_is_two_commands_install_and_demo_then_ci():
 
 
 def test_board_picture_is_drawn_by_the_project():
-    from awale_env.games.awale16.render import board_image
+    from awale_env.games.awale16.render import render_rgb
 
     sys.path.insert(0, str(ROOT / "docs"))
     try:
@@ -171,7 +171,7 @@ def test_board_picture_is_drawn_by_the_project():
         sys.path.remove(str(ROOT / "docs"))
     assert "](docs/board.png)" in README.read_text()
     with Image.open(ROOT / "docs" / "board.png") as picture:
-        expected = board_image(*position())
+        expected = render_rgb(*position())
         assert picture.size == (expected.shape[1], expected.shape[0])
 
 

@@ -1,6 +1,6 @@
 """The web app of ``awale serve`` through FastAPI's test client: every game's page data against its States, games of
 every kind (awale16, Oware, Hawalis), moves, undo, errors, limits (the queue of thinks, the workers' memory),
-eviction, the API reference served offline, the deprecated ``awale_env.web`` path.
+eviction, the API reference served offline.
 
 The agents think in spawned worker processes, so each client (module-scoped) pays one worker start-up.
 """
@@ -11,8 +11,6 @@ import asyncio
 import json
 import random
 import re
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -71,25 +69,6 @@ def test_the_page_data_draws_every_seed_and_offers_every_legal_move(name):
         state = state.play(rng.choice(state.legal_actions()))
         ended = move_details(game, page, state)["ended"]
         assert ended is None or ended in offered[0][mover]
-
-
-def test_the_old_import_path_warns_once_and_gives_the_new_app():
-    """In a fresh interpreter: the alias keeps what it loaded, so only a first use warns."""
-    code = (
-        "import warnings\n"
-        "with warnings.catch_warnings(record=True) as caught:\n"
-        "    warnings.simplefilter('always')\n"
-        "    from awale_env.web import create_app\n"
-        "    from awale_env.web import create_app as again, serve\n"
-        "import awale_apps.web\n"
-        "assert create_app is again is awale_apps.web.create_app and serve is awale_apps.web.serve\n"
-        "print([str(w.message) for w in caught if w.category is DeprecationWarning])\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == str(
-        [f"awale_env.web is deprecated: use awale_apps.web.{name}" for name in ("create_app", "serve")]
-    )
 
 
 @pytest.fixture(scope="module")

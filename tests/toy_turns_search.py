@@ -1,7 +1,8 @@
 """The compiled searches on the toy game with another turn (tests/toy_turns/): alpha-beta's values equal a plain
 minimax that follows the mover, and MCTS and AlphaZero's search find the winning move of small endgames a solver
-proves. Not collected by the suite itself: tests/test_toy_turns.py runs this file in a fresh process with a numba
-cache of its own (as tests/toy_game_search.py, why: its docstring)."""
+proves; the vector env's compiled stepper follows the mover too. Not collected by the suite itself:
+tests/test_toy_turns.py runs this file in a fresh process with a numba cache of its own (as tests/toy_game_search.py,
+why: its docstring)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,12 @@ import pytest
 from agents import make
 from agents.alphabeta import WIN, AlphaBetaAgent
 from agents.alphazero.mcts import BatchedSearch, SearchConfig, uniform
+from awale_env.testing import check_game
+
+
+def test_the_vector_env_follows_the_mover(toy_turns):
+    """The compiled stepper against the State replay, extra turns included (the contract's vector env check)."""
+    check_game(toy_turns, checks=["vector_env"], games=8)
 
 
 def minimax(state, depth: int, height: int = 0) -> int:

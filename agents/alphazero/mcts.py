@@ -8,8 +8,8 @@ priors, adds the children and backs the value up: each node keeps the player who
 ``next_player`` says who moves after a move), and the value is added to the nodes its player moved into and
 subtracted from the others, so a move that gives another turn keeps the sign (mctx's per-edge discount). One
 search serves every game: moves, end checks, winners and observations go through the per-game kernels of
-:mod:`agents.kernels` (compiled once per game), and Oware's repetition rule is followed exactly, each descent
-starting from its root's repetition set. Terminal positions get their exact value (+1 / -1 / 0 from the game's
+:mod:`awale_env.kernels.dispatch` (compiled once per game), and Oware's repetition rule is followed exactly, each
+descent starting from its root's repetition set. Terminal positions get their exact value (+1 / -1 / 0 from the game's
 winner) and never reach the network;
 a game keeps selecting until it reaches a leaf that needs the network or its simulations are done. A game may also
 send ``leaves_per_game`` leaves per network call, kept apart by a virtual loss, which is how a single game (the
@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents import kernels as kn
 from awale_env.games import DEFAULT_GAME, get_game
+from awale_env.kernels import dispatch as kn
 
 # An evaluator maps observations (n, obs_size) float32 to (relative policy logits (n, num_actions), values (n,)) in
 # numpy; "relative": action r of the player to move is the game's action (r + action_shift(player)) % num_actions.
@@ -141,7 +141,7 @@ def select_leaves(
     """For every active game, descend from the root by PUCT to up to ``leaves_per_game`` leaves the network must
     evaluate (row ``g * leaves_per_game + k`` of the leaf arrays).
 
-    ``env``: the game (:mod:`agents.kernels`), re-rooted per game on its Oware repetition keys
+    ``env``: the game (:mod:`awale_env.kernels.dispatch`), re-rooted per game on its Oware repetition keys
     ``root_keys[g, :root_key_count[g]]``; ``work_keys``: an Oware key set with room for a root's keys and a descent.
     Each pending leaf's path carries a virtual loss (a visit and a lost game) so that the next descent of the same
     game looks elsewhere; a descent that still ends on a pending leaf ends the game's collection for this pass.
@@ -351,9 +351,9 @@ class BatchedSearch:
         """Search the live positions ``g`` with ``active[g]``; return (visit counts per action (G, num_actions),
         root values for the player to move (G,)).
 
-        A position is its row of ``boards`` (the game core's layout, as :func:`agents.kernels.root_of` gives it),
-        ``stores``, ``players``, ``plies`` and ``max_plies`` (0: no limit); ``flags`` are the rule flags all the
-        positions share (Oware's ``rules.code``, Hawalis's ``rules.endless_code``) and ``root_keys`` each Oware
+        A position is its row of ``boards`` (the game core's layout, as :func:`awale_env.kernels.dispatch.root_of`
+        gives it), ``stores``, ``players``, ``plies`` and ``max_plies`` (0: no limit); ``flags`` are the rule flags all
+        the positions share (Oware's ``rules.code``, Hawalis's ``rules.endless_code``) and ``root_keys`` each Oware
         position's repetition keys (``State.repetition_keys``; none: empty sets). ``noise_rngs`` (one generator
         per game) turns on the root's Dirichlet noise. ``deadline`` (a ``time.perf_counter()`` value) stops the
         search early, after at least the root's evaluation.

@@ -1,7 +1,8 @@
 """The registry of the toolkit's games: the only list of games, which environments, agents, trainers and
 applications read.
 
-Every subpackage of ``awale_env.games`` is a game: importing this package imports each of them, and each registers
+Every subpackage of ``awale_env.games`` is a game, or machinery games build on (the course editions',
+:mod:`awale_env.games.editions`, registers none): importing this package imports each of them, and each game registers
 its :class:`~awale_env.games.base.Game` at the bottom of its ``__init__.py`` (:func:`register`), the default game with
 ``default=True``. A game defined elsewhere (a test's toy game) registers the same way. ``from awale_env.games import
 <name>`` gives a game's package.

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import warnings
-from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from functools import cache
 from numbers import Integral
@@ -27,7 +25,6 @@ from awale_env.games.validation import NO_LIMIT, check_seed, digit_index
 if TYPE_CHECKING:
     from gymnasium import spaces
 
-    from awale_env.batched import BatchedGames
     from awale_env.kernels.search import SearchKernels
 
 #: The options :meth:`Game.initial` takes for every game, beside the game's own rule flags.
@@ -36,45 +33,53 @@ COMMON_OPTIONS = ("max_plies", "seed")
 GAME_DEFAULT = "default"
 
 
-@dataclass(frozen=True)
-class Game(ABC):
-    """One game of the toolkit.
+@dataclass(frozen=True, kw_only=True)
+class Game:
+    """One game of the toolkit, declared by keyword, each fact once (its State class carries ``num_actions`` and
+    ``end_reasons``; the rest is the game's package, found by the conventions below).
 
     ``title`` names its environments (``awale_env/{title}-v0`` for Gymnasium, the lower-case one for PettingZoo);
     ``total_seeds`` scales the ``"score_diff"`` rewards (a game's rewards add up to the final store difference
     divided by it); ``rule_options`` are the rule flags :meth:`initial` accepts beside ``max_plies`` and ``seed``;
-    ``end_reasons`` names the status codes of its kernels (index 0 = None, a live game; the batch kernels code an
-    illegal action ``len(end_reasons)``).
+    ``end_reasons`` (from the State) names the status codes of its kernels (index 0 = None, a live game; the vector
+    env codes an illegal action ``len(end_reasons)``).
 
     For learners: ``board_planes`` are the observation indexes forming each input channel of a ring network (one
     entry per board position, in sowing order from the observer's first position; default one plane of the
     ``board_entries``), ``actions_per_position`` the actions a position offers, ``own_positions`` the positions
     that are the mover's (default the first ``num_actions / actions_per_position``), ``symmetry_step`` the rotation
-    of relative actions that maps the game to itself (0 for none).
+    of relative actions that maps the game to itself (0 for none), ``absolute_actions`` whether actions number the
+    board's positions for both players (player 1's are player 0's turned by one position) rather than each
+    mover's own from their first position.
 
-    ``package`` is the game's package: its optional parts are its modules ``search`` (``SEARCH``, the compiled
-    searches' kernels), ``batch`` (``BATCHED``, a :class:`awale_env.batched.BatchedGames` class; without it the
-    pure-Python fallback serves) and ``page`` (``PAGE``, the web page's drawing). None: no optional part.
+    ``package`` is the game's package, whose modules the defaults use: ``state_type.initial`` builds starting
+    positions, ``notation`` (``format_move``, ``parse_move``; else moves are action numbers) writes moves,
+    ``render`` (``render_rgb``, ``render_ansi``) draws positions; its optional parts are ``search`` (``SEARCH``, the
+    compiled searches' kernels, which the vector env steps on too) and ``page`` (``PAGE``, the web page's drawing).
+    None: no optional part. A game whose rules differ from these conventions subclasses Game.
     """
 
     name: str
     title: str
-    num_actions: int
-    obs_size: int
     state_type: type
-    default_max_plies: int
+    obs_size: int
+    default_max_plies: int | None
     total_seeds: int
-    rule_options: tuple[str, ...]
     board_entries: int
     max_board_entry: float
-    end_reasons: tuple[str | None, ...]
-    board_planes: tuple[tuple[int, ...], ...] = field(default=(), kw_only=True)
-    actions_per_position: int = field(default=1, kw_only=True)
-    own_positions: tuple[int, ...] = field(default=(), kw_only=True)
-    symmetry_step: int = field(default=0, kw_only=True)
-    package: str | None = field(default=None, kw_only=True)
+    rule_options: tuple[str, ...] = ()
+    board_planes: tuple[tuple[int, ...], ...] = ()
+    actions_per_position: int = 1
+    own_positions: tuple[int, ...] = ()
+    symmetry_step: int = 0
+    absolute_actions: bool = False
+    package: str | None = None
+    num_actions: int = field(init=False)
+    end_reasons: tuple[str | None, ...] = field(init=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "num_actions", self.state_type.num_actions)
+        object.__setattr__(self, "end_reasons", self.state_type.end_reasons)
         if not self.board_planes:
             object.__setattr__(self, "board_planes", (tuple(range(self.board_entries)),))
         if not self.own_positions:
@@ -122,45 +127,60 @@ class Game(ABC):
         options["seed"] = check_seed(options.get("seed"))
         return self._initial(**options)
 
-    @abstractmethod
     def _initial(self, max_plies: int | None, seed: int | None = None, **flags: Any) -> Any:
         """The game's ``State.initial`` with checked option names."""
+        return self.state_type.initial(max_plies=max_plies, seed=seed, **flags)
 
     def action_shift(self, player: int) -> int:
         """How far ``player``'s actions are turned from the mover's own numbering: the mover's relative action r is
         the game's action ``(r + action_shift(player)) % num_actions``. Games that number actions from the mover's
         side already answer 0, so one network can play both seats without it."""
-        return 0
+        return self.actions_per_position * player if self.absolute_actions else 0
 
     def format_move(self, action: int) -> str:
-        """How a move is written: the action number itself unless the game has a notation."""
+        """How a move is written: the game's ``notation.format_move``, or the action number itself."""
+        notation = self._part("notation")
+        if notation is not None:
+            return notation.format_move(action)
         if isinstance(action, bool) or not isinstance(action, Integral) or not 0 <= action < self.num_actions:
             raise IllegalMoveError(f"action {action!r} out of range: {self.name} actions are 0-{self.num_actions - 1}")
         return str(int(action))
 
     def parse_move(self, text: str) -> int:
         """The action of a move written as :meth:`format_move` writes it (IllegalMoveError for anything else)."""
-
+        notation = self._part("notation")
+        if notation is not None:
+            return notation.parse_move(text)
         action = digit_index(text, self.num_actions)
         if action is not None:
             return action
         raise IllegalMoveError(f"malformed move {text!r}: {self.name} moves are numbers 0-{self.num_actions - 1}")
 
-    @abstractmethod
     def render_rgb(self, state: Any, last_action: int | None = None) -> np.ndarray:
-        """The position as an RGB image, H x W x 3 uint8."""
+        """The position as an RGB image, H x W x 3 uint8 (the game's ``render.render_rgb``, loaded with Pillow when
+        first drawn)."""
+        return self._render().render_rgb(state, last_action)
 
-    @abstractmethod
     def render_ansi(self, state: Any, last_action: int | None = None) -> str:
-        """The position as text (ANSI colours where the game has them)."""
+        """The position as text, ANSI colours where the game has them (the game's ``render.render_ansi``)."""
+        return self._render().render_ansi(state, last_action)
+
+    def _render(self) -> Any:
+        module = self._part("render")
+        if module is None:
+            raise NotImplementedError(f"the game {self.name!r} draws no pictures (no render module)")
+        return module
 
     # --- the optional parts, loaded when first used ---------------------------------------------------------------
 
     def _part(self, module: str) -> Any:
         """The game's module ``module`` (of its :attr:`package`), or None when it has none."""
-        if self.package is None or importlib.util.find_spec(f"{self.package}.{module}") is None:
-            return None
-        return importlib.import_module(f"{self.package}.{module}")
+        return None if self.package is None else _module(self.package, module)
+
+    @property
+    def has_search(self) -> bool:
+        """Whether the game has compiled search kernels (:attr:`search`)."""
+        return self._part("search") is not None
 
     @property
     def search(self) -> SearchKernels:
@@ -171,19 +191,27 @@ class Game(ABC):
             raise NotImplementedError(f"the game {self.name!r} has no compiled search kernels (no search module)")
         return module.SEARCH
 
-    def batched(self, n: int, max_plies: int | None, reward_mode: int, options: dict[str, Any]) -> BatchedGames | None:
-        """``n`` games in arrays for the vector env (the game's rule flags in ``options``), not started yet: the
-        game's compiled batch, or None for a game without one (:func:`awale_env.batched.batched_games` then keeps
-        them in Python, on the game's State)."""
-        module = self._part("batch")
-        return None if module is None else module.BATCHED(self, n, max_plies, reward_mode, options)
-
     def page(self) -> dict[str, Any]:
         """How the web page draws the game (a JSON-able dict); NotImplementedError for a game without one."""
         module = self._part("page")
         if module is None:
             raise NotImplementedError(f"the game {self.name!r} has no web page (no page module)")
         return module.PAGE
+
+
+def read_only(array: np.ndarray) -> np.ndarray:
+    """A read-only view of a State's board array, as the compiled kernels take it."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
+@cache
+def _module(package: str, name: str) -> Any:
+    """Module ``name`` of ``package``, or None when there is none (looked up once)."""
+    if importlib.util.find_spec(f"{package}.{name}") is None:
+        return None
+    return importlib.import_module(f"{package}.{name}")
 
 
 @cache
@@ -229,6 +257,30 @@ class BoardState:
     def __init__(self) -> None:
         raise TypeError("use State.initial() or State.from_position(...) to make a State")
 
+    # --- construction: what every game's ``initial``, ``from_position`` and ``from_dict`` build on -----------------
+
+    @classmethod
+    def _new(cls, **slots: Any) -> Any:
+        """A State whose slot ``_name`` holds each keyword's value (checked values: the constructors check them)."""
+        state = object.__new__(cls)
+        for name, value in slots.items():
+            object.__setattr__(state, f"_{name}", value)
+        return state
+
+    @classmethod
+    def _dict_fields(cls, data: Any, required: tuple[str, ...]) -> dict[str, Any]:
+        """``data`` checked as the start of ``from_dict``: a dict of this game's position (its ``"game"``, if given,
+        is this game's name) holding every field of ``required``; ValueError naming what is wrong."""
+        name = cls.game.name
+        if not isinstance(data, dict):
+            raise ValueError(f"a State dict must be a dict, got {type(data).__name__}")
+        if data.get("game", name) != name:
+            raise ValueError(f"this is a {data.get('game')!r} position, not {name!r}")
+        missing = [key for key in required if key not in data]
+        if missing:
+            raise ValueError(f"State dict lacks {', '.join(missing)}")
+        return data
+
     @property
     def to_move(self) -> int:
         """The player whose turn it is, 0 or 1. Still alternates once the game is over."""
@@ -271,6 +323,14 @@ class BoardState:
         """Seeds the move that led here captured."""
         return self._last_capture
 
+    def result_text(self, names: tuple[str, str] = ("player 0", "player 1")) -> str | None:
+        """``game over (<end reason>): <name> wins`` (or ``draw``) once the game is over, for status lines; None
+        while it goes on."""
+        if self._status == 0:
+            return None
+        winner = self.winner
+        return f"game over ({self.end_reason}): {'draw' if winner is None else f'{names[winner]} wins'}"
+
     def returns(self) -> tuple[float, float]:
         """+1 / -1 / 0 for each player once the game is over; (0.0, 0.0) before."""
         winner = self.winner
@@ -294,6 +354,17 @@ class BoardState:
             and bool((self._legal >> int(action)) & 1)
         )
 
+    @property
+    def first_player_drawn(self) -> bool:
+        """Whether this game's rules draw the first player at random (then ``initial``'s seed decides it)."""
+        return False
+
+    def at_position(self, board: np.ndarray, stores: tuple[int, int], to_move: int, ply: int) -> BoardState:
+        """The State of the position ``board`` (in the game core's layout, as the searches and the vector env keep
+        it), ``stores``, ``to_move`` and ``ply``, under this State's rules and ply limit (the history the rules may
+        keep, such as Oware's repetition set, starts afresh)."""
+        raise NotImplementedError
+
     def clone(self) -> BoardState:
         """States are immutable, so a clone is the State itself (kept for OpenSpiel-style code)."""
         return self
@@ -315,25 +386,3 @@ class BoardState:
         from awale_env.drawing import png_bytes  # here: pictures (Pillow) are drawn on demand only
 
         return png_bytes(self.game.render_rgb(self))
-
-
-def __getattr__(name: str) -> Any:
-    """The games' objects and classes that lived here, with a DeprecationWarning: each game's package holds its own."""
-    moved = {
-        "AWALE16": ("awale16", "GAME"),
-        "OWARE": ("oware", "GAME"),
-        "HAWALIS": ("hawalis", "GAME"),
-        "Awale16": ("awale16", "Awale16"),
-        "Oware": ("oware", "Oware"),
-        "Hawalis": ("hawalis", "Hawalis"),
-    }
-    if name not in moved:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    package, attribute = moved[name]
-    warnings.warn(
-        f"awale_env.games.base.{name} is deprecated: use awale_env.games.{package}.{attribute} "
-        f"or get_game({package!r})",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return getattr(importlib.import_module(f"awale_env.games.{package}"), attribute)

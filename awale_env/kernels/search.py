@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from dataclasses import fields as dataclass_fields
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -108,7 +110,13 @@ def same_env(env, keys):
     return env
 
 
-@dataclass(frozen=True)
+def flags_env(env_type: type, flags: int, root_keys: np.ndarray, scratch: np.ndarray, path_keys: np.ndarray,
+              since: np.ndarray) -> Any:  # fmt: skip
+    """``make_env`` of a game whose env holds its rule flags alone."""
+    return env_type(flags)
+
+
+@dataclass(frozen=True, kw_only=True)
 class SearchKernels:
     """A game as the searches see it.
 
@@ -122,24 +130,28 @@ class SearchKernels:
     (benchmarks), ``horizon(root)`` the ply limit alpha-beta's table keys positions by (the plies left): the root's
     ``max_plies`` unless the rules end every game sooner (a move limit of the rules).
 
-    The other fields are jitted implementations with the signatures of the kernels of :mod:`agents.kernels`
+    The other fields are jitted implementations with the signatures of the kernels of :mod:`awale_env.kernels.dispatch`
     (``legal``, ``moves``, ``move``, ``next_player``, ``status``, ``winner``, ``playout``, ``repeated``,
     ``track_line``, ``record``, ``observe``, ``rooted``, ``features``), which document them; a game without
     ``features`` gives the store difference only (:func:`store_features`), a game without ``next_player`` makes the
-    players alternate (:func:`other_player`).
+    players alternate (:func:`other_player`), a game without ``moves`` lists the actions of its legal bits. By
+    default a game offers at most ``num_actions`` moves at once, a store holds at most ``max_count`` seeds and the
+    env holds the rule flags alone (:func:`flags_env`).
+
+    A game's ``search`` module builds them with :meth:`of_module`, which takes its functions named as the fields.
     """
 
     env_type: type
     num_actions: int
     board_size: int
-    max_moves: int
     max_count: int
-    max_store: int
+    max_moves: int = 0
+    max_store: int = 0
     root: Callable[[Any], Root]
-    make_env: Callable[..., Any]
+    make_env: Callable[..., Any] | None = None
     random_playouts: Callable[[Any, int, np.ndarray], int]
     legal: Callable
-    moves: Callable
+    moves: Callable | None = None
     move: Callable
     status: Callable
     playout: Callable
@@ -154,6 +166,19 @@ class SearchKernels:
     record: Callable = no_record
     rooted: Callable = same_env
     features: Callable = store_features
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "max_moves", self.max_moves or self.num_actions)
+        object.__setattr__(self, "max_store", self.max_store or self.max_count)
+        if self.make_env is None:
+            object.__setattr__(self, "make_env", partial(flags_env, self.env_type))
+
+    @classmethod
+    def of_module(cls, namespace: dict[str, Any], **fields: Any) -> SearchKernels:
+        """The kernels of a game's ``search`` module (its ``globals()``): each field not in ``fields`` is the
+        module's function of that name, where it defines one (else the field's default)."""
+        names = {f.name for f in dataclass_fields(cls)} - set(fields)
+        return cls(**fields, **{name: namespace[name] for name in names if callable(namespace.get(name))})
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ CELL = 24  # pixels per pit
 LAST = (200, 60, 60)  # the frame of the pit last played
 
 
-def board_text(state: Any, last_action: int | None = None) -> str:
+def render_ansi(state: Any, last_action: int | None = None) -> str:
     """Player 1's row above player 0's (sowing runs anticlockwise), the stores and who is to move; the pit of
     ``last_action`` (the player who just moved) in brackets."""
     last = None if last_action is None else ROW * (1 - state.to_move) + last_action
@@ -24,7 +24,7 @@ def board_text(state: Any, last_action: int | None = None) -> str:
     return f"{top}\n{bottom}\nstores {state.stores[0]} - {state.stores[1]}, ply {state.ply}, {end} ({LETTERS})"
 
 
-def board_image(state: Any, last_action: int | None = None) -> np.ndarray:
+def render_rgb(state: Any, last_action: int | None = None) -> np.ndarray:
     """A 2 x 3 grid of pits, darker for more seeds, player 1's row on top; the last played pit framed in red."""
     image = np.full((2 * CELL, ROW * CELL, 3), 240, dtype=np.uint8)
     last = None if last_action is None else ROW * (1 - state.to_move) + last_action

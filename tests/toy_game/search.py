@@ -13,7 +13,6 @@ from awale_env.kernels.search import (
     Root,
     SearchKernels,
     higher_store,
-    moves_of_bits,
 )
 
 from . import kernels as core
@@ -26,11 +25,6 @@ def root(state: Any) -> Root:
     return Root.of(SEARCH, state, state.pits)
 
 
-def make_env(flags: int, root_keys: np.ndarray, scratch: np.ndarray, path_keys: np.ndarray, since: np.ndarray
-             ) -> ToyEnv:  # fmt: skip
-    return ToyEnv(flags)
-
-
 def random_playouts(state: Any, count: int, rng: np.ndarray) -> int:
     stores = np.array(state.stores, dtype=core.STORE_DTYPE)
     limit = state.max_plies or core.NO_LIMIT
@@ -40,11 +34,6 @@ def random_playouts(state: Any, count: int, rng: np.ndarray) -> int:
 @njit(cache=True, error_model="numpy")
 def legal(env, board, player):
     return core.legal_bits(board, player)
-
-
-@njit(cache=True, error_model="numpy")
-def moves(env, board, player, out):
-    return moves_of_bits(core.legal_bits(board, player), out)
 
 
 @njit(cache=True, error_model="numpy")
@@ -68,20 +57,6 @@ def observe(env, board, stores, ply, max_plies, player, out):
     core.observe(board, stores, ply, max_plies, player, out)
 
 
-SEARCH = SearchKernels(
-    env_type=ToyEnv,
-    num_actions=core.NUM_ACTIONS,
-    board_size=core.NUM_PITS,
-    max_moves=core.NUM_ACTIONS,
-    max_count=core.TOTAL_SEEDS,
-    max_store=core.TOTAL_SEEDS,
-    root=root,
-    make_env=make_env,
-    random_playouts=random_playouts,
-    legal=legal,
-    moves=moves,
-    move=move,
-    status=status,
-    playout=playout,
-    observe=observe,
+SEARCH = SearchKernels.of_module(
+    globals(), env_type=ToyEnv, num_actions=core.NUM_ACTIONS, board_size=core.NUM_PITS, max_count=core.TOTAL_SEEDS
 )

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from awale_env.errors import IllegalMoveError
-from awale_env.games.base import NO_LIMIT, BoardState
+from awale_env.games.base import NO_LIMIT, BoardState, read_only
 
 from . import kernels
 from .notation import format_move, parse_move
@@ -45,20 +45,14 @@ class State(BoardState):
     def _make(cls, board: np.ndarray, stores: np.ndarray, to_move: int, ply: int, max_plies: int, last_capture: int
               ) -> State:  # fmt: skip
         """The State of a position whose board and stores the rules may settle (a game without moves left)."""
-        state = object.__new__(cls)
-        state._status = int(kernels.status(board, stores, to_move, ply, max_plies))
-        state._legal = kernels.legal_bits(board, to_move) if state._status == kernels.ONGOING else 0
-        state._board = board
-        state._stores = (int(stores[0]), int(stores[1]))
-        state._to_move = to_move
-        state._ply = ply
-        state._max_plies = max_plies
-        state._last_capture = last_capture
-        return state
+        status = int(kernels.status(board, stores, to_move, ply, max_plies))
+        legal = kernels.legal_bits(board, to_move) if status == kernels.ONGOING else 0
+        return cls._new(status=status, legal=legal, board=board, stores=(int(stores[0]), int(stores[1])),
+                        to_move=to_move, ply=ply, max_plies=max_plies, last_capture=last_capture)  # fmt: skip
 
     @classmethod
-    def initial(cls, max_plies: int | None = DEFAULT_MAX_PLIES) -> State:
-        """Two seeds in every pit, player 0 to move."""
+    def initial(cls, max_plies: int | None = DEFAULT_MAX_PLIES, seed: int | None = None) -> State:
+        """Two seeds in every pit, player 0 to move (no chance: the seed changes nothing)."""
         stores = np.zeros(2, dtype=kernels.STORE_DTYPE)
         return cls._make(kernels.initial_board(), stores, 0, 0, _limit(max_plies), 0)
 
@@ -83,6 +77,9 @@ class State(BoardState):
         return cls._make(np.array(board, dtype=kernels.SEED_DTYPE), np.array(stores, dtype=kernels.STORE_DTYPE),
                          int(to_move), _count("ply", ply), _limit(max_plies), 0)  # fmt: skip
 
+    def at_position(self, board: np.ndarray, stores: tuple[int, int], to_move: int, ply: int) -> State:
+        return self.from_position(board.tolist(), stores, to_move, ply, self.max_plies)
+
     @property
     def board(self) -> tuple[int, ...]:
         """Seeds per pit: player 0's row, then player 1's, each left to right."""
@@ -91,9 +88,7 @@ class State(BoardState):
     @property
     def pits(self) -> np.ndarray:
         """The board as the kernels see it (read-only ``int8[6]``)."""
-        view = self._board.view()
-        view.flags.writeable = False
-        return view
+        return read_only(self._board)
 
     def observation_tensor(self, player: int | None = None) -> np.ndarray:
         """float32[9] from ``player``'s side (default: the player to move), laid out by :func:`.kernels.observe`."""
@@ -140,11 +135,7 @@ class State(BoardState):
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> State:
         """Rebuild a State from :meth:`to_dict`, validating every field."""
-        if not isinstance(data, dict) or data.get("game") != GAME_NAME:
-            raise ValueError(f"not a dict of a {GAME_NAME} position: {data!r}")
-        missing = [key for key in ("board", "stores", "to_move", "ply") if key not in data]
-        if missing:
-            raise ValueError(f"the State dict lacks {', '.join(missing)}")
+        data = cls._dict_fields(data, ("board", "stores", "to_move", "ply"))
         state = cls.from_position(data["board"], data["stores"], data["to_move"], data["ply"],
                                   data.get("max_plies", DEFAULT_MAX_PLIES))  # fmt: skip
         state._last_capture = _count("last_capture", data.get("last_capture", 0))

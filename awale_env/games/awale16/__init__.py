@@ -2,15 +2,10 @@
 
 Its ``State`` (:mod:`.state`, ``awale_env.State``) wraps the compiled rules (:mod:`.kernels`); moves are action
 indices 0-31 (``2 * (hole - 1) + colour``) or strings like ``"14B"`` (:mod:`.notation`); :mod:`.render` draws it,
-:mod:`.batch` steps many games at once and :mod:`.search` serves the compiled searches.
+:mod:`.search` serves the compiled searches and the vector env.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
 
 from awale_env.games import register
 from awale_env.games.awale16 import kernels
@@ -19,11 +14,11 @@ from awale_env.games.awale16.state import DEFAULT_MAX_PLIES, GAME_NAME, NUM_ACTI
 from awale_env.games.base import Game
 
 __all__ = [
+    "BOARD_FACTS",
     "DEFAULT_MAX_PLIES",
     "GAME",
     "GAME_NAME",
     "NUM_ACTIONS",
-    "Awale16",
     "State",
     "board_diagram",
     "format_move",
@@ -31,50 +26,21 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Awale16(Game):
-    """The two-colour, 16-hole Awale: moves are written ``"14B"``; no rule flags."""
-
-    def _initial(self, max_plies: int | None, seed: int | None = None, **flags: Any) -> State:
-        return State.initial(max_plies)  # no chance in this game: the seed changes nothing
-
-    def action_shift(self, player: int) -> int:
-        """Actions are absolute (rule 13); player 1's holes are player 0's turned by one hole (two actions)."""
-        return 2 * player
-
-    def format_move(self, action: int) -> str:
-        return format_move(action)
-
-    def parse_move(self, text: str) -> int:
-        return parse_move(text)
-
-    def render_rgb(self, state: State, last_action: int | None = None) -> np.ndarray:
-        from awale_env.games.awale16.render import board_image  # here: Pillow loads when a picture is drawn
-
-        return board_image(state, last_action)
-
-    def render_ansi(self, state: State, last_action: int | None = None) -> str:
-        from awale_env.games.awale16.render import ansi_board
-
-        return ansi_board(state, last_action)
-
-
-GAME = Awale16(
-    GAME_NAME,
-    "Awale",
-    kernels.NUM_ACTIONS,
-    kernels.OBS_SIZE,
-    State,
-    DEFAULT_MAX_PLIES,
-    kernels.TOTAL_SEEDS,
-    (),
-    kernels.NUM_ACTIONS,  # both colours of every hole
-    kernels.TOTAL_SEEDS / kernels.SEED_SCALE,
-    kernels.END_REASONS,
+#: What the two-colour board is to a learner, shared by the editions that keep it (2024's).
+BOARD_FACTS = dict(
+    obs_size=kernels.OBS_SIZE,
+    total_seeds=kernels.TOTAL_SEEDS,
+    board_entries=kernels.NUM_ACTIONS,  # both colours of every hole
+    max_board_entry=kernels.TOTAL_SEEDS / kernels.SEED_SCALE,
     board_planes=(tuple(range(0, kernels.NUM_ACTIONS, 2)), tuple(range(1, kernels.NUM_ACTIONS, 2))),
     actions_per_position=2,
     own_positions=tuple(range(0, kernels.NUM_HOLES, 2)),
     symmetry_step=4,
-    package=__name__,
+    absolute_actions=True,  # rule 13: player 1's holes are player 0's turned by one hole (two actions)
 )
-register(GAME, default=True)
+
+GAME = register(
+    Game(name=GAME_NAME, title="Awale", state_type=State, default_max_plies=DEFAULT_MAX_PLIES, package=__name__,
+         **BOARD_FACTS),
+    default=True,
+)  # fmt: skip

@@ -30,11 +30,7 @@ MIN_BOARD_SEEDS = 8
 NO_LIMIT = 0
 
 # Game status codes, in the order rule 11 checks them.
-ONGOING = 0
-SCORE = 1
-DRAW = 2
-FEW_SEEDS = 3
-PLY_LIMIT = 4
+ONGOING, SCORE, DRAW, FEW_SEEDS, PLY_LIMIT = range(5)
 END_REASONS = (None, "score", "draw", "few_seeds", "ply_limit")
 
 SEED_DTYPE = np.int8

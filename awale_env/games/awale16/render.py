@@ -10,19 +10,8 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from awale_env.drawing import (
-    CELL,
-    HOLE,
-    LAST,
-    MARGIN,
-    OWN_HOLE,
-    STORE_WIDTH,
-    TEXT,
-    TEXT_HEIGHT,
-    WOOD,
-    draw_dots,
-    draw_stores,
-)
+from awale_env import drawing
+from awale_env.drawing import CELL, HOLE, LAST, MARGIN, OWN_HOLE, STORE_WIDTH, TEXT, TEXT_HEIGHT, WOOD
 from awale_env.drawing import png_bytes as image_png
 from awale_env.games.awale16.notation import format_move
 from awale_env.games.awale16.state import State, board_diagram
@@ -39,7 +28,7 @@ def status_line(state: State, last_action: int | None = None) -> str:
     return line if last_action is None else f"{line} | last move {format_move(last_action)}"
 
 
-def ansi_board(state: State, last_action: int | None = None) -> str:
+def render_ansi(state: State, last_action: int | None = None) -> str:
     """The board as text with ANSI colours: red and blue counts per hole, the last move's hole in brackets."""
     last_hole = None if last_action is None else (last_action >> 1) + 1
 
@@ -73,7 +62,7 @@ def ansi_board(state: State, last_action: int | None = None) -> str:
 _RED_SEED, _BLUE_SEED = (215, 40, 40), (40, 90, 220)
 
 
-def board_image(state: State, last_action: int | None = None) -> np.ndarray:
+def render_rgb(state: State, last_action: int | None = None) -> np.ndarray:
     """The board as an RGB image (H x W x 3 uint8): holes with their red and blue seeds drawn and counted, the
     stores at the sides (player 1's on the left, player 0's on the right), the last move's hole ringed in yellow."""
     font = ImageFont.load_default()
@@ -91,12 +80,12 @@ def board_image(state: State, last_action: int | None = None) -> np.ndarray:
             box = (x0 + 4, y0 + 4, x0 + CELL - 4, y0 + CELL - 4)
             draw.ellipse(box, fill=OWN_HOLE if h % 2 else HOLE, outline=LAST if h == last_hole else None, width=4)
             red, blue = int(state.seeds[2 * h - 2]), int(state.seeds[2 * h - 1])
-            draw_dots(draw, x0 + CELL // 2, y0 + CELL // 2, [_RED_SEED] * red + [_BLUE_SEED] * blue)
+            drawing.draw_dots(draw, x0 + CELL // 2, y0 + CELL // 2, [_RED_SEED] * red + [_BLUE_SEED] * blue)
             label_y = top if row == 0 else y0 + CELL
             draw.text((x0 + 6, label_y + 3), f"{h}{'*' if h % 2 else ''}", fill=TEXT, font=font)
             draw.text((x0 + CELL - 36, label_y + 3), f"{red}R", fill=_RED_SEED, font=font)
             draw.text((x0 + CELL - 18, label_y + 3), f"{blue}B", fill=_BLUE_SEED, font=font)
-    draw_stores(draw, width, board_height, ("P0", "P1"), state.stores, font)
+    drawing.draw_stores(draw, width, board_height, ("P0", "P1"), state.stores, font)
     text = status_line(state, last_action)
     draw.text((MARGIN, MARGIN + board_height + 6), text, fill=TEXT, font=font)
     return np.asarray(image, dtype=np.uint8).copy()
@@ -104,4 +93,4 @@ def board_image(state: State, last_action: int | None = None) -> np.ndarray:
 
 def png_bytes(state: State, last_action: int | None = None) -> bytes:
     """The board image as PNG bytes."""
-    return image_png(board_image(state, last_action))
+    return image_png(render_rgb(state, last_action))

@@ -26,11 +26,6 @@ def root(state: Any) -> Root:
     return Root.of(SEARCH, state, state.seeds)
 
 
-def make_env(flags: int, root_keys: np.ndarray, scratch: np.ndarray, path_keys: np.ndarray, since: np.ndarray
-             ) -> Awale16Env:  # fmt: skip
-    return Awale16Env(flags)
-
-
 def random_playouts(state: Any, count: int, rng: np.ndarray) -> int:
     stores = np.array(state.stores, dtype=core.STORE_DTYPE)
     limit = state.max_plies or 0
@@ -80,21 +75,7 @@ def features(env, board, stores, player, out):
     hole_features(board, stores, player, core.NUM_HOLES, 2, True, 2, 3, own, other, out)
 
 
-SEARCH = SearchKernels(
-    env_type=Awale16Env,
-    num_actions=core.NUM_ACTIONS,
-    board_size=core.NUM_ACTIONS,
-    max_moves=core.NUM_HOLES,
-    max_count=core.TOTAL_SEEDS,
-    max_store=core.TOTAL_SEEDS,
-    root=root,
-    make_env=make_env,
-    random_playouts=random_playouts,
-    legal=legal,
-    moves=moves,
-    move=move,
-    status=status,
-    playout=playout,
-    observe=observe,
-    features=features,
-)
+SEARCH = SearchKernels.of_module(
+    globals(), env_type=Awale16Env, num_actions=core.NUM_ACTIONS, board_size=core.NUM_ACTIONS,
+    max_moves=core.NUM_HOLES, max_count=core.TOTAL_SEEDS,
+)  # fmt: skip

@@ -16,7 +16,7 @@ import numpy as np
 from awale_env.errors import IllegalMoveError
 from awale_env.games.awale16 import kernels as core
 from awale_env.games.awale16.notation import format_move, parse_move
-from awale_env.games.base import BoardState, actions_of
+from awale_env.games.base import BoardState, actions_of, read_only
 from awale_env.games.validation import check_counts, check_max_plies, check_ply
 
 NUM_ACTIONS = core.NUM_ACTIONS
@@ -48,22 +48,15 @@ class State(BoardState):
 
     @classmethod
     def _make(cls, seeds, stores, to_move, ply, max_plies, status, legal, last_capture) -> State:
-        state = object.__new__(cls)
-        state._seeds = seeds
-        state._stores = stores
-        state._to_move = to_move
-        state._ply = ply
-        state._max_plies = max_plies
-        state._status = status
-        state._legal = legal
-        state._last_capture = last_capture
-        return state
+        return cls._new(seeds=seeds, stores=stores, to_move=to_move, ply=ply, max_plies=max_plies, status=status,
+                        legal=legal, last_capture=last_capture)  # fmt: skip
 
     # --- construction -----------------------------------------------------------------------------------------
 
     @classmethod
-    def initial(cls, max_plies: int | None = DEFAULT_MAX_PLIES) -> State:
-        """The starting position: 2 red + 2 blue seeds in every hole, player 0 to move."""
+    def initial(cls, max_plies: int | None = DEFAULT_MAX_PLIES, seed: int | None = None) -> State:
+        """The starting position: 2 red + 2 blue seeds in every hole, player 0 to move (no chance in this game: the
+        seed changes nothing)."""
         seeds = core.initial_seeds()
         limit = check_max_plies(max_plies)
         return cls._make(seeds, (0, 0), 0, 0, limit, core.ONGOING, core.legal_bits(seeds, 0), 0)
@@ -104,6 +97,9 @@ class State(BoardState):
             )
         return cls._make(seeds, (stores[0], stores[1]), int(to_move), int(ply), limit, status, legal, 0)
 
+    def at_position(self, board: np.ndarray, stores: tuple[int, int], to_move: int, ply: int) -> State:
+        return self.from_position(board[0::2].tolist(), board[1::2].tolist(), stores, to_move, ply, self.max_plies)
+
     # --- reading ------------------------------------------------------------------------------------------------
 
     @property
@@ -120,9 +116,7 @@ class State(BoardState):
     def seeds(self) -> np.ndarray:
         """The board as the compiled core sees it: read-only ``int8[32]``, ``seeds[action]`` = seeds of that colour
         in that hole (``seeds[2 * (hole - 1) + colour]``)."""
-        view = self._seeds.view()
-        view.flags.writeable = False
-        return view
+        return read_only(self._seeds)
 
     @property
     def seeds_on_board(self) -> int:
@@ -216,13 +210,7 @@ class State(BoardState):
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> State:
         """Rebuild a State from :meth:`to_dict`, validating every field."""
-        if not isinstance(data, dict):
-            raise ValueError(f"a State dict must be a dict, got {type(data).__name__}")
-        if data.get("game", GAME_NAME) != GAME_NAME:
-            raise ValueError(f"this is a {data.get('game')!r} position, not {GAME_NAME!r}")
-        missing = [k for k in ("red", "blue", "stores", "to_move", "ply") if k not in data]
-        if missing:
-            raise ValueError(f"State dict lacks {', '.join(missing)}")
+        data = cls._dict_fields(data, ("red", "blue", "stores", "to_move", "ply"))
         state = cls.from_position(
             data["red"],
             data["blue"],
@@ -276,11 +264,7 @@ def board_diagram(state: State, last_action: int | None = None) -> str:
     bottom_cells_labels = row(range(1, 9))
     s0, s1 = state.stores
     limit = "no limit" if state.max_plies is None else f"of {state.max_plies}"
-    if state.is_terminal:
-        result = "draw" if state.winner is None else f"player {state.winner} wins"
-        status = f"game over ({state.end_reason}): {result}"
-    else:
-        status = f"player {state.to_move} ({'odd' if state.to_move == 0 else 'even'} holes) to move"
+    status = state.result_text() or f"player {state.to_move} ({'odd' if state.to_move == 0 else 'even'} holes) to move"
     return "\n".join(
         [
             top_labels,

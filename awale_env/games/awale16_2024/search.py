@@ -1,21 +1,18 @@
 """The 2024 edition as the compiled searches see it: the 2021 game's search kernels
 (:mod:`awale_env.games.awale16.search`) on the relabelled board, the actions exchanged between each hole's two
-colours where they cross (see :mod:`awale_env.games.awale16_2024.state`)."""
+colours where they cross (see :mod:`awale_env.games.awale16_2024.state`): those defined here, the 2021 game's for the
+rest."""
 
 from __future__ import annotations
 
 from collections import namedtuple
 from typing import Any
 
-import numpy as np
 from numba import njit
 
 from awale_env.games.awale16 import kernels as core
-from awale_env.games.awale16.search import features, observe, playout, random_playouts, status
-from awale_env.kernels.search import (
-    Root,
-    SearchKernels,
-)
+from awale_env.games.awale16 import search as search_2021
+from awale_env.kernels.search import Root, SearchKernels
 
 #: The env of the 2024 edition's searches (no rule flags).
 Awale2024Env = namedtuple("Awale2024Env", ("flags",))
@@ -23,11 +20,6 @@ Awale2024Env = namedtuple("Awale2024Env", ("flags",))
 
 def root(state: Any) -> Root:
     return Root.of(SEARCH, state, state.seeds)
-
-
-def make_env(flags: int, root_keys: np.ndarray, scratch: np.ndarray, path_keys: np.ndarray, since: np.ndarray
-             ) -> Awale2024Env:  # fmt: skip
-    return Awale2024Env(flags)
 
 
 @njit(cache=True, error_model="numpy")
@@ -52,21 +44,7 @@ def move(env, board, stores, player, action):
     return core.apply_action(board, stores, player, action ^ 1)
 
 
-SEARCH = SearchKernels(
-    env_type=Awale2024Env,
-    num_actions=core.NUM_ACTIONS,
-    board_size=core.NUM_ACTIONS,
-    max_moves=core.NUM_HOLES,
-    max_count=core.TOTAL_SEEDS,
-    max_store=core.TOTAL_SEEDS,
-    root=root,
-    make_env=make_env,
-    random_playouts=random_playouts,
-    legal=legal,
-    moves=moves,
-    move=move,
-    status=status,
-    playout=playout,
-    observe=observe,
-    features=features,
-)
+SEARCH = SearchKernels.of_module(
+    {**vars(search_2021), **globals()}, env_type=Awale2024Env, num_actions=core.NUM_ACTIONS,
+    board_size=core.NUM_ACTIONS, max_moves=core.NUM_HOLES, max_count=core.TOTAL_SEEDS,
+)  # fmt: skip

@@ -16,7 +16,7 @@ import numpy as np
 
 from awale_env.games.awale16 import kernels as core
 from awale_env.games.awale16 import notation
-from awale_env.games.awale16_2023.state import EditionState
+from awale_env.games.editions.state import EditionState
 from awale_env.games.validation import check_max_plies
 
 GAME_NAME = "awale16_2024"

@@ -2,16 +2,16 @@
 seeds per hole beside 2 red and 2 blue (96 seeds); ``NTR`` / ``NTB`` sow the hole's transparent seeds, then its seeds
 of the chosen colour from where they stopped; 49 seeds win; the game stops after 400 moves. Rule option
 ``end_at_both_40`` (the students' tournament server). Its kernels are the transparent editions' of
-:mod:`awale_env.games.awale16_2023`, with this edition's rules code.
+:mod:`awale_env.games.editions`, with this edition's rules code.
 """
 
 from __future__ import annotations
 
 from awale_env.games import register
-from awale_env.games.awale16_2023 import format_move, parse_move, transparent_game
 from awale_env.games.awale16_2025.state import DEFAULT_MAX_PLIES, GAME_NAME, MOVE_LIMIT, State
+from awale_env.games.editions import transparent_game
+from awale_env.games.editions.notation import format_move, parse_move
 
 __all__ = ["DEFAULT_MAX_PLIES", "GAME", "GAME_NAME", "MOVE_LIMIT", "State", "format_move", "parse_move"]
 
-GAME = transparent_game(State, "Awale2025", State.rule_flags, __name__)
-register(GAME)
+GAME = register(transparent_game(State, "Awale2025", State.rule_flags, __name__))

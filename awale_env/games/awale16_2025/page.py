@@ -1,16 +1,14 @@
-"""How the web page of ``awale serve`` draws the 2025 edition: :data:`PAGE`, read through ``Game.page()`` (drawn
-like every edition, :func:`awale_env.games.awale16_2023.page.edition_page`)."""
+"""The 2025 edition's web page (``Game.page()``), drawn as every edition with transparent seeds is
+(:func:`awale_env.games.editions.page.edition_page`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from awale_env.games.awale16_2023.page import FEW_SEEDS, MOVES, PLY_LIMIT, edition_page
+from awale_env.games.editions.page import FEW_SEEDS, PLY_LIMIT, edition_page
 
 PAGE: dict[str, Any] = edition_page(
     "Two-colour Awale, 2025 edition (transparent seeds)",
-    ("red", "blue", "transparent"),
-    tuple(MOVES),
     "Sowing runs 1 → 16 (anticlockwise on screen). Red seeds go into every hole, blue seeds only into the "
     "opponent's holes. TR and TB sow a hole's transparent seeds first, then its red or blue seeds from where they "
     "stopped, all the way red or blue seeds go. Click a button under one of your holes.",

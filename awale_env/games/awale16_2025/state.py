@@ -1,14 +1,12 @@
 """The 2025 edition's State (docs/editions.md): two transparent seeds per hole (96 seeds); ``NTR`` / ``NTB`` take a
 hole's transparent seeds and its seeds of the chosen colour, the transparent ones sown first; 49 seeds win, and the
 game stops after 400 moves (a rule: more captured seeds wins). The rules are the kernels of the editions with
-transparent seeds (:mod:`awale_env.games.awale16_2023.kernels`) with this edition's rules code."""
+transparent seeds (:mod:`awale_env.games.editions.kernels`) with this edition's rules code."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-from awale_env.games.awale16_2023 import kernels as core
-from awale_env.games.awale16_2023.state import TransparentState
+from awale_env.games.editions import kernels as core
+from awale_env.games.editions.state import TransparentState
 
 GAME_NAME = "awale16_2025"
 TOTAL_SEEDS = 96
@@ -46,26 +44,8 @@ class State(TransparentState):
     rule_flags = ("end_at_both_40",)
 
     @classmethod
-    def initial(cls, max_plies: int | None = DEFAULT_MAX_PLIES, end_at_both_40: bool = False) -> State:
-        """The starting position: 2 red, 2 blue and 2 transparent seeds in every hole, player 0 to move."""
-        return cls._start(max_plies, rules_code(end_at_both_40))
-
-    @classmethod
-    def from_position(
-        cls,
-        red: Iterable[int],
-        blue: Iterable[int],
-        transparent: Iterable[int],
-        stores: Iterable[int] = (0, 0),
-        to_move: int = 0,
-        ply: int = 0,
-        max_plies: int | None = DEFAULT_MAX_PLIES,
-        end_at_both_40: bool = False,
-    ) -> State:
-        """A position from counts per hole (index 0 = hole 1); the end checks apply at once (a ply of 400 or more
-        is over). The board and stores may hold at most 96 seeds (fewer is allowed, for studies and examples)."""
-        rules = rules_code(end_at_both_40)
-        return cls._from_counts((red, blue, transparent), stores, to_move, ply, max_plies, rules)
+    def _rules_code(cls, end_at_both_40: bool = False) -> int:
+        return rules_code(end_at_both_40)
 
     @property
     def end_at_both_40(self) -> bool:

@@ -1,17 +1,13 @@
 """Hawalis, the Omani 4 x 7 relay-sowing mancala (docs/rules_hawalis.md): rule flags ``first_player`` and
 ``endless_move``.
 
-Its ``State`` and ``Rules`` (:mod:`.state`) wrap the compiled rules (:mod:`.kernels`); :mod:`.render` draws it,
-:mod:`.batch` steps many games at once and :mod:`.search` serves the compiled searches.
+Relay sowing and the endless-move check are compiled in :mod:`.kernels`; ``State`` and ``Rules`` (:mod:`.state`)
+wrap them, :mod:`.search` serves them to the compiled searches and the vector env, :mod:`.render` draws the board.
 """
 
 from __future__ import annotations
 
-import warnings
-from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 from awale_env.games import register
 from awale_env.games.base import Game
@@ -36,7 +32,6 @@ __all__ = [
     "NUM_ACTIONS",
     "OBS_SIZE",
     "PLAYER_NAMES",
-    "Hawalis",
     "Rules",
     "State",
     "board_diagram",
@@ -46,53 +41,31 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Hawalis(Game):
-    """Hawalis, 4 x 7 with relay sowing. Its pictures mark where the last move ended, which says more than the pit
-    it started from."""
-
-    def _initial(self, max_plies: int | None, seed: int | None = None, **flags: Any) -> State:
-        return State.initial(max_plies=max_plies, seed=seed, **flags)
-
-    def render_rgb(self, state: State, last_action: int | None = None) -> np.ndarray:
-        from awale_env.games.hawalis.render import render_rgb  # here: Pillow loads when a picture is drawn
-
-        return render_rgb(state)
-
-    def render_ansi(self, state: State, last_action: int | None = None) -> str:
-        return board_diagram(state)
-
-
 def __getattr__(name: str) -> Any:
-    """``render_rgb`` (loaded on first use, with Pillow) and ``core``, the kernels' old name."""
+    """``render_rgb``, loaded on first use (with Pillow)."""
     if name == "render_rgb":
         from awale_env.games.hawalis.render import render_rgb
 
         return render_rgb
-    if name == "core":
-        warnings.warn("awale_env.games.hawalis.core is deprecated: use awale_env.games.hawalis.kernels",
-                      DeprecationWarning, stacklevel=2)  # fmt: skip
-        return kernels
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-GAME = Hawalis(
-    GAME_NAME,
-    "Hawalis",
-    NUM_ACTIONS,
-    OBS_SIZE,
-    State,
-    DEFAULT_MAX_PLIES,
-    2 * kernels.SEEDS_PER_SIDE,
-    ("first_player", "endless_move"),
-    kernels.BOARD_SIZE,
-    kernels.SEEDS_PER_SIDE / kernels.SEED_SCALE,  # captured seeds leave the board: a side holds <= 28
-    kernels.END_REASONS,
-    board_planes=(
-        tuple(range(kernels.SIDE)),
-        tuple(kernels.SIDE + (kernels.INNER - 1 - k) % kernels.SIDE for k in range(kernels.SIDE)),
-    ),
-    own_positions=tuple(range(kernels.INNER)),  # the outer row (it never captures), the ring's first half
-    package=__name__,
+GAME = register(
+    Game(
+        name=GAME_NAME,
+        title="Hawalis",
+        state_type=State,
+        obs_size=OBS_SIZE,
+        default_max_plies=DEFAULT_MAX_PLIES,
+        total_seeds=2 * kernels.SEEDS_PER_SIDE,
+        board_entries=kernels.BOARD_SIZE,
+        max_board_entry=kernels.SEEDS_PER_SIDE / kernels.SEED_SCALE,  # captures leave the board: a side holds <= 28
+        rule_options=("first_player", "endless_move"),
+        board_planes=(
+            tuple(range(kernels.SIDE)),
+            tuple(kernels.SIDE + (kernels.INNER - 1 - k) % kernels.SIDE for k in range(kernels.SIDE)),
+        ),
+        own_positions=tuple(range(kernels.INNER)),  # the outer row (it never captures), the ring's first half
+        package=__name__,
+    )
 )
-register(GAME)

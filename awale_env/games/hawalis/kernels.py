@@ -34,11 +34,7 @@ ENDLESS_ILLEGAL = 1
 ENDLESS_MODES = ("loses", "illegal")
 
 # Game status codes, named by END_REASONS (rules 9, 10, 8 and 11).
-ONGOING = 0
-OPPONENT_EMPTY = 1
-NO_LEGAL_MOVE = 2
-ENDLESS_MOVE = 3
-PLY_LIMIT = 4
+ONGOING, OPPONENT_EMPTY, NO_LEGAL_MOVE, ENDLESS_MOVE, PLY_LIMIT = range(5)
 END_REASONS = (None, "opponent_empty", "no_legal_move", "endless_move", "ply_limit")
 NO_WINNER = -1  # a draw, or a game still going
 

@@ -17,7 +17,6 @@ from awale_env.games.hawalis import kernels as core
 from awale_env.kernels.search import (
     Root,
     SearchKernels,
-    moves_of_bits,
 )
 
 #: What :func:`move` returns for a move that never ends (the board is left unchanged; :func:`status` ends the game).
@@ -44,11 +43,6 @@ def random_playouts(state: Any, count: int, rng: np.ndarray) -> int:
 @njit(cache=True, error_model="numpy")
 def legal(env, board, player):
     return core.legal_bits(board, player, env.flags, env.scratch)
-
-
-@njit(cache=True, error_model="numpy")
-def moves(env, board, player, out):
-    return moves_of_bits(core.legal_bits(board, player, env.flags, env.scratch), out)
 
 
 @njit(cache=True, error_model="numpy")
@@ -84,21 +78,7 @@ def observe(env, board, stores, ply, max_plies, player, out):
     core.observe(board, ply, max_plies, player, out)
 
 
-SEARCH = SearchKernels(
-    env_type=HawalisEnv,
-    num_actions=core.NUM_ACTIONS,
-    board_size=core.BOARD_SIZE,
-    max_moves=core.NUM_ACTIONS,
+SEARCH = SearchKernels.of_module(
+    globals(), env_type=HawalisEnv, num_actions=core.NUM_ACTIONS, board_size=core.BOARD_SIZE,
     max_count=core.SEEDS_PER_SIDE,
-    max_store=core.SEEDS_PER_SIDE,
-    root=root,
-    make_env=make_env,
-    random_playouts=random_playouts,
-    legal=legal,
-    moves=moves,
-    move=move,
-    status=status,
-    winner=winner,
-    playout=playout,
-    observe=observe,
-)
+)  # fmt: skip

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from awale_env.errors import IllegalMoveError
-from awale_env.games.base import BoardState
+from awale_env.games.base import BoardState, read_only
 from awale_env.games.hawalis import kernels as core
 from awale_env.games.validation import check_counts, check_max_plies, check_ply, check_seed, digit_index, is_int
 
@@ -115,17 +115,8 @@ class State(BoardState):
 
     @classmethod
     def _make(cls, pits, to_move, ply, rules, status, legal, last_pit=None, laps=None, last_capture=0) -> State:
-        state = object.__new__(cls)
-        state._pits = pits
-        state._to_move = to_move
-        state._ply = ply
-        state._rules = rules
-        state._status = status
-        state._legal = legal
-        state._last_pit = last_pit
-        state._laps = laps
-        state._last_capture = last_capture
-        return state
+        return cls._new(pits=pits, to_move=to_move, ply=ply, rules=rules, status=status, legal=legal,
+                        last_pit=last_pit, laps=laps, last_capture=last_capture)  # fmt: skip
 
     @classmethod
     def _settled(cls, pits: np.ndarray, to_move: int, ply: int, rules: Rules) -> State:
@@ -178,6 +169,16 @@ class State(BoardState):
             )
         return cls._settled(np.array(south + north, dtype=core.SEED_DTYPE), to_move, int(ply), rules)
 
+    def at_position(self, board: np.ndarray, stores: tuple[int, int], to_move: int, ply: int) -> State:
+        rules = self._rules
+        board = board.tolist()
+        return self.from_position(board[: core.SIDE], board[core.SIDE :], to_move, ply, first_player=rules.first_player,
+                                  endless_move=rules.endless_move, max_plies=rules.max_plies)  # fmt: skip
+
+    @property
+    def first_player_drawn(self) -> bool:
+        return self._rules.first_player == "random"
+
     # --- reading ------------------------------------------------------------------------------------------------
 
     @property
@@ -188,9 +189,7 @@ class State(BoardState):
     @property
     def pits(self) -> np.ndarray:
         """The board as the compiled core sees it: a read-only ``int8[28]`` laid out like :attr:`board`."""
-        view = self._pits.view()
-        view.flags.writeable = False
-        return view
+        return read_only(self._pits)
 
     @property
     def captured(self) -> tuple[int, int]:
@@ -329,13 +328,7 @@ class State(BoardState):
         The board decides every end of the game but one: ``"endless_move"`` leaves the board as it was, so it is
         taken from ``end_reason``.
         """
-        if not isinstance(data, dict):
-            raise ValueError(f"a State dict must be a dict, got {type(data).__name__}")
-        if data.get("game", GAME_NAME) != GAME_NAME:
-            raise ValueError(f"this is a {data.get('game')!r} position, not {GAME_NAME!r}")
-        missing = [k for k in ("south", "north", "to_move", "ply") if k not in data]
-        if missing:
-            raise ValueError(f"State dict lacks {', '.join(missing)}")
+        data = cls._dict_fields(data, ("south", "north", "to_move", "ply"))
         flags = {k: data[k] for k in ("first_player", "endless_move", "max_plies") if k in data}
         state = cls.from_position(data["south"], data["north"], data["to_move"], data["ply"], **flags)
         captured = data.get("captured", state.captured)
@@ -394,11 +387,7 @@ def status_line(state: State) -> str:
     """Captures, ply and whose turn it is or the result."""
     south, north = state.captured
     limit = "no limit" if state.max_plies is None else f"of {state.max_plies}"
-    if state.is_terminal:
-        result = "draw" if state.winner is None else f"{PLAYER_NAMES[state.winner]} wins"
-        status = f"game over ({state.end_reason}): {result}"
-    else:
-        status = f"{PLAYER_NAMES[state.to_move]} ({state.to_move}) to move"
+    status = state.result_text(PLAYER_NAMES) or f"{PLAYER_NAMES[state.to_move]} ({state.to_move}) to move"
     return f"captured: South {south} | North {north} | ply {state.ply} {limit} | {status}"
 
 

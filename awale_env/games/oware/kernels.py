@@ -43,11 +43,7 @@ DISCARD_ON_NO_MOVE_BIT = 4  # with no legal move the seeds left count for nobody
 STOP_AT_MAJORITY_BIT = 8  # a store of 25, or 24 each, ends the game
 
 # Game status codes, in the order the end checks are made (rules 9-12).
-ONGOING = 0
-REPETITION = 1
-MAJORITY_REACHED = 2
-NO_MOVE = 3
-PLY_LIMIT = 4
+ONGOING, REPETITION, MAJORITY_REACHED, NO_MOVE, PLY_LIMIT = range(5)
 END_REASONS = (None, "repetition", "majority", "no_move", "ply_limit")
 STATUS_BITS = 4  # end_status and finish pack the legal bits above the status
 

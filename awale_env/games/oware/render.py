@@ -1,27 +1,20 @@
-"""Oware's board as an RGB image, in the drawing style every game shares (:mod:`awale_env.drawing`); the text
-board is :func:`awale_env.games.oware.state.board_diagram`."""
+"""Oware's board as an RGB image, in the drawing style every game shares (:mod:`awale_env.drawing`), and as text
+(:func:`awale_env.games.oware.state.board_diagram`)."""
 
 from __future__ import annotations
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from awale_env.drawing import (
-    CELL,
-    HOLE,
-    LAST,
-    MARGIN,
-    OWN_HOLE,
-    SEED,
-    STORE_WIDTH,
-    TEXT,
-    TEXT_HEIGHT,
-    WOOD,
-    draw_dots,
-    draw_stores,
-)  # fmt: skip
+from awale_env import drawing
+from awale_env.drawing import CELL, HOLE, LAST, MARGIN, OWN_HOLE, SEED, STORE_WIDTH, TEXT, TEXT_HEIGHT, WOOD
 from awale_env.games.oware import kernels as core
-from awale_env.games.oware.state import State, last_pit, status_line
+from awale_env.games.oware.state import State, board_diagram, last_pit, status_line
+
+
+def render_ansi(state: State, last_action: int | None = None) -> str:
+    """The board as text (:func:`awale_env.games.oware.state.board_diagram`)."""
+    return board_diagram(state, last_action)
 
 
 def render_rgb(state: State, last_action: int | None = None) -> np.ndarray:
@@ -45,10 +38,10 @@ def render_rgb(state: State, last_action: int | None = None) -> np.ndarray:
             box = (x0 + 4, y0 + 4, x0 + CELL - 4, y0 + CELL - 4)
             own = pit < core.ROW
             draw.ellipse(box, fill=OWN_HOLE if own else HOLE, outline=LAST if pit == marked else None, width=4)
-            draw_dots(draw, x0 + CELL // 2, y0 + CELL // 2, [SEED] * board[pit])
+            drawing.draw_dots(draw, x0 + CELL // 2, y0 + CELL // 2, [SEED] * board[pit])
             label_y = top if screen_row == 0 else y0 + CELL
             draw.text((x0 + 6, label_y + 3), str(pit), fill=TEXT, font=font)
             draw.text((x0 + CELL - 22, label_y + 3), str(board[pit]), fill=TEXT, font=font)
-    draw_stores(draw, width, board_height, ("P0", "P1"), state.stores, font)
+    drawing.draw_stores(draw, width, board_height, ("P0", "P1"), state.stores, font)
     draw.text((MARGIN, MARGIN + board_height + 6), status_line(state, last_action), fill=TEXT, font=font)
     return np.asarray(image, dtype=np.uint8).copy()

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from awale_env.games.oware import kernels as core
-from awale_env.kernels.search import Root, SearchKernels, bit_count, higher_store, hole_features, moves_of_bits
+from awale_env.kernels.search import Root, SearchKernels, bit_count, higher_store, hole_features
 
 OwareEnv = namedtuple("OwareEnv", ("flags", "root_keys", "path_keys", "since"))
 
@@ -39,11 +39,6 @@ def random_playouts(state: Any, count: int, rng: np.ndarray) -> int:
 @njit(cache=True, error_model="numpy")
 def legal(env, board, player):
     return core.legal_bits(board, player, env.flags)
-
-
-@njit(cache=True, error_model="numpy")
-def moves(env, board, player, out):
-    return moves_of_bits(core.legal_bits(board, player, env.flags), out)
 
 
 @njit(cache=True, error_model="numpy")
@@ -114,26 +109,7 @@ def features(env, board, stores, player, out):
     hole_features(board, stores, player, core.NUM_PITS, 1, False, 2, 3, bit_count(own), bit_count(other), out)
 
 
-SEARCH = SearchKernels(
-    env_type=OwareEnv,
-    num_actions=core.NUM_ACTIONS,
-    board_size=core.NUM_PITS,
-    max_moves=core.NUM_ACTIONS,
-    max_count=core.TOTAL_SEEDS,
-    max_store=core.TOTAL_SEEDS,
-    root=root,
-    make_env=make_env,
+SEARCH = SearchKernels.of_module(
+    globals(), env_type=OwareEnv, num_actions=core.NUM_ACTIONS, board_size=core.NUM_PITS, max_count=core.TOTAL_SEEDS,
     new_key_set=core.key_set_new,
-    random_playouts=random_playouts,
-    legal=legal,
-    moves=moves,
-    move=move,
-    status=status,
-    playout=playout,
-    repeated=repeated,
-    track_line=track_line,
-    record=record,
-    observe=observe,
-    rooted=rooted,
-    features=features,
-)
+)  # fmt: skip

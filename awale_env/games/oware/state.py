@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from awale_env.errors import IllegalMoveError
-from awale_env.games.base import BoardState
+from awale_env.games.base import BoardState, read_only
 from awale_env.games.oware import kernels as core
 from awale_env.games.validation import check_counts, check_int, check_max_plies, check_ply, check_seed
 
@@ -157,19 +157,11 @@ class State(BoardState):
 
     @classmethod
     def _make(cls, pits, stores, to_move, ply, max_plies, rules, packed, seen, last) -> State:
-        state = object.__new__(cls)
-        state._pits = pits
-        state._stores = stores
-        state._to_move = to_move
-        state._ply = ply
-        state._max_plies = max_plies
-        state._rules = rules
-        state._status = packed & ((1 << core.STATUS_BITS) - 1)
-        state._legal = packed >> core.STATUS_BITS
+        status = packed & ((1 << core.STATUS_BITS) - 1)
         # once the game is over the repetition set no longer matters; dropping it keeps equal results equal
-        state._seen = seen if state._status == core.ONGOING else frozenset()
-        state._last_capture = last
-        return state
+        seen = seen if status == core.ONGOING else frozenset()
+        return cls._new(pits=pits, stores=stores, to_move=to_move, ply=ply, max_plies=max_plies, rules=rules,
+                        status=status, legal=packed >> core.STATUS_BITS, seen=seen, last_capture=last)  # fmt: skip
 
     @classmethod
     def _settled(cls, board, stores, to_move, ply, max_plies, rules) -> State:
@@ -231,6 +223,13 @@ class State(BoardState):
             raise ValueError(f"the board and stores hold {total} seeds; the game has {core.TOTAL_SEEDS}")
         return cls._settled(board, (stores[0], stores[1]), to_move, ply, limit, rules)
 
+    def at_position(self, board: np.ndarray, stores: tuple[int, int], to_move: int, ply: int) -> State:
+        return self.from_position(board.tolist(), stores, to_move, ply, self._rules, self.max_plies)
+
+    @property
+    def first_player_drawn(self) -> bool:
+        return self._rules.first_player == "random"
+
     # --- reading ------------------------------------------------------------------------------------------------
 
     @property
@@ -242,9 +241,7 @@ class State(BoardState):
     @property
     def pits(self) -> np.ndarray:
         """The board as the compiled core sees it: a read-only ``int8[12]`` view."""
-        view = self._pits.view()
-        view.flags.writeable = False
-        return view
+        return read_only(self._pits)
 
     @property
     def rules(self) -> Rules:
@@ -341,13 +338,7 @@ class State(BoardState):
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> State:
         """Rebuild a State from :meth:`to_dict`, validating every field."""
-        if not isinstance(data, dict):
-            raise ValueError(f"a State dict must be a dict, got {type(data).__name__}")
-        if data.get("game", GAME_NAME) != GAME_NAME:
-            raise ValueError(f"this is a {data.get('game')!r} position, not {GAME_NAME!r}")
-        missing = [k for k in ("board", "stores", "to_move", "ply") if k not in data]
-        if missing:
-            raise ValueError(f"State dict lacks {', '.join(missing)}")
+        data = cls._dict_fields(data, ("board", "stores", "to_move", "ply"))
         rules = data.get("rules", {})
         if not isinstance(rules, dict) or not all(isinstance(flag, str) for flag in rules):
             raise ValueError(f"rules must be a dict of rule flags, got {rules!r}")
@@ -421,11 +412,7 @@ def status_line(state: State, last_action: int | None = None) -> str:
     """Stores, ply, rules and whose turn it is or the result, and the last move."""
     s0, s1 = state.stores
     limit = "no limit" if state.max_plies is None else f"of {state.max_plies}"
-    if state.is_terminal:
-        result = "draw" if state.winner is None else f"player {state.winner} wins"
-        status = f"game over ({state.end_reason}): {result}"
-    else:
-        status = f"player {state.to_move} to move, legal {state.legal_actions()}"
+    status = state.result_text() or f"player {state.to_move} to move, legal {state.legal_actions()}"
     last = "" if last_action is None else f" | last move {last_action} (pit {last_pit(state, last_action)})"
     numbers = f"player 0 {s0} | player 1 {s1} | ply {state.ply} {limit} | rules {state.rules.name}"
     return f"stores: {numbers} | {status}{last}"

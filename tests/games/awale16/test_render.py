@@ -9,7 +9,7 @@ import pytest
 
 import awale_env
 from awale_env import State
-from awale_env.games.awale16.render import ansi_board, board_image
+from awale_env.games.awale16.render import render_ansi, render_rgb
 from awale_env.gym_env import AwaleEnv, render_frame
 
 ANSI_CODE = re.compile(r"\x1b\[[0-9;]*m")
@@ -17,7 +17,7 @@ ANSI_CODE = re.compile(r"\x1b\[[0-9;]*m")
 
 def test_ansi_board_shows_both_rows_colours_stores_and_last_move():
     state = State.from_position([5] + [0] * 15, [0] * 13 + [3, 0, 0], stores=(12, 7), to_move=0, ply=9)
-    text = ansi_board(state, last_action=27)  # 14B
+    text = render_ansi(state, last_action=27)  # 14B
     assert "\x1b[31m" in text and "\x1b[34m" in text  # red and blue
     plain = ANSI_CODE.sub("", text)
     lines = plain.splitlines()
@@ -29,8 +29,8 @@ def test_ansi_board_shows_both_rows_colours_stores_and_last_move():
 
 
 def test_board_image_draws_seeds_in_their_colours():
-    empty = board_image(State.from_position([0] * 15 + [1], [8] + [0] * 15))
-    image = board_image(State.initial())
+    empty = render_rgb(State.from_position([0] * 15 + [1], [8] + [0] * 15))
+    image = render_rgb(State.initial())
     assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3 and image.shape == empty.shape
 
     def count(img, colour):
@@ -39,7 +39,7 @@ def test_board_image_draws_seeds_in_their_colours():
     red, blue = (215, 40, 40), (40, 90, 220)
     assert count(image, red) > 10 * count(empty, red) > 0  # 32 red seeds against 1
     assert count(empty, blue) > 0 and count(image, blue) > count(empty, blue)
-    marked = board_image(State.initial(), last_action=0)
+    marked = render_rgb(State.initial(), last_action=0)
     assert count(marked, (250, 215, 40)) > 0 == count(image, (250, 215, 40))
 
 

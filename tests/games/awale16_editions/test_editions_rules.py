@@ -12,7 +12,7 @@ import pytest
 from awale_env import State as State2021
 from awale_env.errors import IllegalMoveError
 from awale_env.games import get_game
-from awale_env.games.awale16_2023 import kernels
+from awale_env.games.editions import kernels
 from awale_env.kernels.rng import make_rng
 from awale_env.kernels.search import new_scratch
 
@@ -312,7 +312,7 @@ def test_2023_and_2025_scores():
 
 
 def test_pictures_show_the_three_colours():
-    from awale_env.games.awale16_2023.render import RGB
+    from awale_env.games.editions.render import RGB
 
     game = get_game("awale16_2025")
     state = game.initial().play("3TB")

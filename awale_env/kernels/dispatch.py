@@ -1,6 +1,7 @@
-"""The compiled search agents' view of every game: a handful of kernels with one implementation per game, each in the
-game's own ``search`` module (:class:`awale_env.kernels.search.SearchKernels`, ``Game.search``), so that alpha-beta
-and MCTS are written once for all games and nothing here knows a game or re-implements a rule.
+"""Every game as compiled code sees it: a handful of kernels with one implementation per game, each in the game's own
+``search`` module (:class:`awale_env.kernels.search.SearchKernels`, ``Game.search``), so that alpha-beta, MCTS and the
+vector env's stepper (:mod:`awale_env.kernels.stepper`) are written once for all games and nothing here knows a game or
+re-implements a rule.
 
 A position in the searches is the same few arrays for every game: ``board`` (``int8``, the game core's layout),
 ``stores`` (``int16[2]``: seeds captured, grown by each move's captures), the player to move, the ply and the ply
@@ -32,6 +33,7 @@ from awale_env.kernels.search import (
     ONGOING,
     Root,
     SearchKernels,
+    moves_of_bits,
     new_scratch,
 )
 
@@ -85,6 +87,12 @@ def root_of(state: object) -> Root:
     return game_of(state).search.root(state)
 
 
+def _implementation(kernels: SearchKernels, name: str) -> Callable:
+    """The game's implementation of kernel ``name``, or the default built on its other kernels where it gives none."""
+    impl = getattr(kernels, name)
+    return _DEFAULTS[name] if impl is None else impl
+
+
 def _per_game(stub: Callable) -> Callable:
     """Make a kernel of the signature of the decorated stub out of the game's implementation of the same name
     (:class:`SearchKernels`): called from Python it picks the implementation by the env's class, compiled it is an
@@ -92,10 +100,10 @@ def _per_game(stub: Callable) -> Callable:
     name = stub.__name__
 
     def kernel(env: Any, *args: Any) -> Any:
-        return getattr(kernels_of(type(env)), name)(env, *args)
+        return _implementation(kernels_of(type(env)), name)(env, *args)
 
     def typer(env: Any, *args: Any) -> Callable:
-        impl = getattr(kernels_of(env.instance_class), name)
+        impl = _implementation(kernels_of(env.instance_class), name)
         return getattr(impl, "py_func", impl)
 
     kernel.__name__, kernel.__qualname__, kernel.__doc__ = stub.__name__, stub.__qualname__, stub.__doc__
@@ -184,3 +192,12 @@ def rooted(env, keys):
 def features(env, board, stores, player, out):
     """Write :data:`FEATURES` of a live position from ``player``'s point of view into ``out`` (float64[NUM_FEATURES]),
     for alpha-beta's weighted evaluations; the store difference alone for a game without the kernel."""
+
+
+def legal_moves(env, board, player, out):
+    """``moves`` of a game that gives none: the actions of its legal bits, in increasing order."""
+    return moves_of_bits(legal(env, board, player), out)
+
+
+#: The kernels a game may leave out (None in its :class:`SearchKernels`), built on those it gives.
+_DEFAULTS = {"moves": legal_moves}

@@ -7,7 +7,7 @@ import re
 from numbers import Integral
 
 from awale_env.errors import IllegalMoveError
-from awale_env.games.awale16_2023.kernels import ACTIONS_PER_HOLE, NUM_ACTIONS
+from awale_env.games.editions.kernels import ACTIONS_PER_HOLE, NUM_ACTIONS
 
 #: What each action of a hole takes, in action order.
 KINDS = ("R", "B", "TR", "TB")

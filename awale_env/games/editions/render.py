@@ -1,7 +1,7 @@
 """Pictures of an edition's position, with two or three seed colours (red, blue and transparent): a coloured text
 board (ANSI) and an RGB image drawn with Pillow in every game's style (:mod:`awale_env.drawing`).
 
-Both use the layout of :func:`awale_env.games.awale16_2023.state.board_diagram`: holes 1-8 on the bottom row left to
+Both use the layout of :func:`awale_env.games.editions.state.board_diagram`: holes 1-8 on the bottom row left to
 right, 16-9 above them, so sowing runs anticlockwise on screen; player 0 owns the odd holes (marked ``*``).
 """
 
@@ -10,20 +10,9 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from awale_env.drawing import (
-    CELL,
-    HOLE,
-    LAST,
-    MARGIN,
-    OWN_HOLE,
-    STORE_WIDTH,
-    TEXT,
-    TEXT_HEIGHT,
-    WOOD,
-    draw_dots,
-    draw_stores,
-)
-from awale_env.games.awale16_2023.state import LETTERS, EditionState, status_line
+from awale_env import drawing
+from awale_env.drawing import CELL, HOLE, LAST, MARGIN, OWN_HOLE, STORE_WIDTH, TEXT, TEXT_HEIGHT, WOOD
+from awale_env.games.editions.state import LETTERS, EditionState, status_line
 
 TOP_ROW = range(16, 8, -1)
 BOTTOM_ROW = range(1, 9)
@@ -39,7 +28,7 @@ def _marked_hole(state: EditionState, last_action: int | None) -> int | None:
     return None if last_action is None else last_action // state.actions_per_hole + 1
 
 
-def ansi_board(state: EditionState, last_action: int | None = None) -> str:
+def render_ansi(state: EditionState, last_action: int | None = None) -> str:
     """The board as text with ANSI colours: each colour's count per hole, the last move's hole in brackets."""
     marked = _marked_hole(state, last_action)
     counts = {colour: state.counts_of(colour) for colour in state.colours}
@@ -60,7 +49,7 @@ def ansi_board(state: EditionState, last_action: int | None = None) -> str:
     return "\n".join([top_labels, top_cells, bottom_cells, bottom_labels, status, legend])
 
 
-def board_image(state: EditionState, last_action: int | None = None) -> np.ndarray:
+def render_rgb(state: EditionState, last_action: int | None = None) -> np.ndarray:
     """The board as an RGB image (H x W x 3 uint8): holes with their seeds drawn in their colours and counted
     (``2R 2B 1T``), the stores at the sides (player 1's on the left, player 0's on the right), the last move's hole
     ringed in yellow."""
@@ -80,12 +69,12 @@ def board_image(state: EditionState, last_action: int | None = None) -> np.ndarr
             box = (x0 + 4, y0 + 4, x0 + CELL - 4, y0 + CELL - 4)
             draw.ellipse(box, fill=OWN_HOLE if h % 2 else HOLE, outline=LAST if h == marked else None, width=4)
             dots = [RGB[colour] for colour in state.colours for _ in range(counts[colour][h - 1])]
-            draw_dots(draw, x0 + CELL // 2, y0 + CELL // 2, dots)
+            drawing.draw_dots(draw, x0 + CELL // 2, y0 + CELL // 2, dots)
             label_y = top if row == 0 else y0 + CELL
             draw.text((x0 + 4, label_y + 3), f"{h}{'*' if h % 2 else ''}", fill=TEXT, font=font)
             for k, colour in enumerate(reversed(state.colours)):
                 text = f"{counts[colour][h - 1]}{LETTERS[colour]}"
                 draw.text((x0 + CELL - 16 * (k + 1), label_y + 3), text, fill=RGB[colour], font=font)
-    draw_stores(draw, width, board_height, ("P0", "P1"), state.stores, font)
+    drawing.draw_stores(draw, width, board_height, ("P0", "P1"), state.stores, font)
     draw.text((MARGIN, MARGIN + board_height + 6), status_line(state, last_action), fill=TEXT, font=font)
     return np.asarray(image, dtype=np.uint8).copy()

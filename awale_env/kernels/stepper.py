@@ -1,0 +1,196 @@
+"""The vector env's compiled stepper, written once for every game over the kernels the searches call
+(:mod:`awale_env.kernels.dispatch`): many games held in arrays, stepped in one compiled call, as pgx writes its
+``step`` once for every game (illegal action, end, autoreset).
+
+A batch is a :class:`Batch`: the search position of each game with a leading game axis (``board`` in the game core's
+layout, ``stores`` int16[n, 2], int arrays ``player`` (to move), ``ply``, ``status`` and ``legal``, the legal bits of
+the player to move), ``keys``, each game's repetition set (a fixed-size row of the game's ``new_key_set``, sized so
+that a game of ``max_plies`` plies never fills it), the starting position every game restarts from, and the scalars
+that say how to step. The game travels as its search ``env``: each kernel is compiled once per game and cached on disk,
+as the searches are. Who moves after a move is the game's ``next_player``, never assumed to alternate.
+
+An illegal action ends its game without a move (status ``len(end_reasons)``, reward -1); rewards are those of
+:func:`awale_env.batched.move_reward`: the mover's return at the end (``win_loss``) or the change of the mover's store
+lead over ``total_seeds`` (``score_diff``). With ``NUMBA_DISABLE_JIT=1`` the same code runs as Python, identically.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from numba import njit
+
+from awale_env.kernels import dispatch as kn
+from awale_env.kernels.batch import ONGOING, RANDOM_SEAT, SCORE_DIFF
+from awale_env.kernels.rng import random_below
+from awale_env.kernels.search import DRAW, bit_count
+
+#: ``first`` of a batch whose games draw their first player at random (else the first player, 0 or 1).
+RANDOM_FIRST = -1
+
+Batch = namedtuple(
+    "Batch",
+    ("board", "stores", "player", "ply", "status", "legal", "keys", "start_board", "start_stores", "max_plies",
+     "reward_mode", "total_seeds", "first", "num_actions", "illegal"),
+)  # fmt: skip
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def random_bit(bits, rng):
+    """One set bit of the non-zero legal bits ``bits``, drawn uniformly (one draw of ``rng``)."""
+    pick = random_below(rng, bit_count(bits))
+    a = 0
+    while True:
+        if (bits >> a) & 1:
+            if pick == 0:
+                return a
+            pick -= 1
+        a += 1
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def settle(env, b, i, gained, repeated):
+    """Status and legal bits of game ``i`` after a move gaining ``gained`` or a restart (settled if it is over)."""
+    code = kn.status(env, b.board[i], b.stores[i], b.player[i], b.ply[i], b.max_plies, gained, repeated)
+    b.status[i] = code
+    b.legal[i] = kn.legal(env, b.board[i], b.player[i]) if code == ONGOING else 0
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def start(env, b, rngs, i):
+    """Set game ``i`` to the starting position, its first player ``b.first`` or drawn."""
+    b.board[i, :] = b.start_board
+    b.stores[i, :] = b.start_stores
+    b.player[i] = random_below(rngs[i], 2) if b.first == RANDOM_FIRST else b.first
+    b.ply[i] = 0
+    # recorded as after a capture: the set starts afresh with this position
+    kn.record(env, b.keys[i], b.board[i], b.player[i], 1, False)
+    settle(env, b, i, 0, False)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def play(env, b, i, action):
+    """Play ``action`` for the player to move in game ``i``; return the mover's reward. An illegal action ends the
+    game (status ``b.illegal``, reward -1) and leaves the position, and the turn, as they were."""
+    mover = b.player[i]
+    if action < 0 or action >= b.num_actions or (b.legal[i] >> action) & 1 == 0:
+        b.status[i] = b.illegal
+        b.legal[i] = 0
+        return -1.0
+    lead = int(b.stores[i, mover]) - int(b.stores[i, 1 - mover])
+    after = kn.next_player(env, b.board[i], mover, action)
+    gained = kn.move(env, b.board[i], b.stores[i], mover, action)
+    b.player[i] = after
+    b.ply[i] += 1
+    _, repeated = kn.record(env, b.keys[i], b.board[i], after, gained, False)
+    settle(env, b, i, gained, repeated)
+    if b.reward_mode == SCORE_DIFF:
+        return (int(b.stores[i, mover]) - int(b.stores[i, 1 - mover]) - lead) / b.total_seeds
+    if b.status[i] == ONGOING:
+        return 0.0
+    won = kn.winner(env, b.board[i], b.stores[i], b.status[i], after)
+    return 0.0 if won == DRAW else (1.0 if won == mover else -1.0)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def view(env, b, i, viewer, obs, masks):
+    """``obs[i]`` = game ``i`` seen by ``viewer``; ``masks[i]`` = ``viewer``'s legal actions, all False unless the
+    game is live and ``viewer`` is to move."""
+    kn.observe(env, b.board[i], b.stores[i], b.ply[i], b.max_plies, viewer, obs[i])
+    bits = b.legal[i] if b.status[i] == ONGOING and b.player[i] == viewer else 0
+    for a in range(b.num_actions):
+        masks[i, a] = (bits >> a) & 1 == 1
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def start_vs_random(env, b, learner, seat_mode, rngs, i):
+    """Restart game ``i`` against the built-in random opponent, which moves while it is its turn."""
+    start(env, b, rngs, i)
+    learner[i] = random_below(rngs[i], 2) if seat_mode == RANDOM_SEAT else seat_mode
+    while b.status[i] == ONGOING and b.player[i] != learner[i]:
+        play(env, b, i, random_bit(b.legal[i], rngs[i]))
+
+
+@njit(cache=True, error_model="numpy")
+def step_self_play(env, b, rngs, same_step, actions, rewards, outcome, mover, end_stores, obs, masks, final_obs,
+                   final_masks):  # fmt: skip
+    """One move in every game by the side to move, observed by the side to move next; finished games restart.
+
+    Autoreset as Gymnasium defines it: with ``same_step`` False (next-step) a game that ended on the previous call
+    restarts instead of moving (``mover[i] = -1``, reward 0, its action ignored); with ``same_step`` True it
+    restarts right after its last move and ``final_obs[i]`` holds the last observation. ``outcome[i]`` is the status
+    the move produced (``BatchedGames.outcomes``) and ``end_stores[i]`` the stores when it ended the game.
+    """
+    for i in range(b.board.shape[0]):
+        if b.status[i] != ONGOING:
+            start(env, b, rngs, i)
+            rewards[i] = 0.0
+            outcome[i] = ONGOING
+            mover[i] = -1
+        else:
+            mover[i] = b.player[i]
+            rewards[i] = play(env, b, i, actions[i])
+            outcome[i] = b.status[i]
+            if b.status[i] != ONGOING:
+                end_stores[i, :] = b.stores[i, :]
+                if same_step:
+                    view(env, b, i, b.player[i], final_obs, final_masks)
+                    start(env, b, rngs, i)
+        view(env, b, i, b.player[i], obs, masks)
+
+
+@njit(cache=True, error_model="numpy")
+def step_vs_random(env, b, same_step, learner, seat_mode, rngs, actions, rewards, outcome, end_stores, obs, masks,
+                   final_obs, final_masks):  # fmt: skip
+    """One learner move and the built-in random opponent's replies (as many as it has turns) in every game, all
+    from the learner's side. ``learner[i]`` is the learner's seat in game ``i``, drawn again at every restart when
+    ``seat_mode`` is ``RANDOM_SEAT``; ``rngs`` is uint64[n, 1], one xorshift state per game. Autoreset and outputs as
+    in :func:`step_self_play`; a restarted game whose learner moves second has already seen the opponent's moves."""
+    for i in range(b.board.shape[0]):
+        if b.status[i] != ONGOING:
+            start_vs_random(env, b, learner, seat_mode, rngs, i)
+            rewards[i] = 0.0
+            outcome[i] = ONGOING
+        else:
+            reward = play(env, b, i, actions[i])
+            while b.status[i] == ONGOING and b.player[i] != learner[i]:
+                reward -= play(env, b, i, random_bit(b.legal[i], rngs[i]))
+            rewards[i] = reward
+            outcome[i] = b.status[i]
+            if b.status[i] != ONGOING:
+                end_stores[i, :] = b.stores[i, :]
+                if same_step:
+                    view(env, b, i, learner[i], final_obs, final_masks)
+                    start_vs_random(env, b, learner, seat_mode, rngs, i)
+        view(env, b, i, learner[i], obs, masks)
+
+
+@njit(cache=True, error_model="numpy")
+def reset_games(env, b, vs_random, learner, seat_mode, rngs, which, obs, masks):
+    """Restart the games where ``which`` is True and write every game's view (the learner's against the random
+    opponent, the side to move's in self-play)."""
+    for i in range(b.board.shape[0]):
+        if which[i]:
+            if vs_random:
+                start_vs_random(env, b, learner, seat_mode, rngs, i)
+            else:
+                start(env, b, rngs, i)
+        view(env, b, i, learner[i] if vs_random else b.player[i], obs, masks)
+
+
+@njit(cache=True, error_model="numpy")
+def start_one(env, b, rngs, i):
+    """:func:`start` from Python (the vector env against agents that are Python objects)."""
+    start(env, b, rngs, i)
+
+
+@njit(cache=True, error_model="numpy")
+def play_one(env, b, i, action):
+    """:func:`play` from Python."""
+    return play(env, b, i, action)
+
+
+@njit(cache=True, error_model="numpy")
+def view_one(env, b, i, viewer, obs, masks):
+    """:func:`view` from Python."""
+    view(env, b, i, viewer, obs, masks)
