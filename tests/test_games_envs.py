@@ -282,7 +282,7 @@ def test_vector_same_step_autoreset_and_agent_opponents(registry_game):
 
 
 def test_vector_options():
-    assert AwaleVectorEnv(2, game="oware", preset="openspiel").games.rules.name == "openspiel"
+    assert AwaleVectorEnv(2, game="oware", preset="openspiel").games.initial_state.rules.name == "openspiel"
     with pytest.raises(ValueError, match="ply limit"):
         AwaleVectorEnv(2, game="oware", max_plies=None)
     with pytest.raises(ValueError, match="unknown option\\(s\\) 'preset' for the game 'hawalis'"):

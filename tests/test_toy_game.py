@@ -5,6 +5,7 @@ contract on it."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -53,8 +54,11 @@ def test_the_aec_env_plays_it_to_the_end(toy_game):
     assert env.unwrapped.game.is_terminal and type(env.unwrapped.game) is toy_game.state_type
 
 
-def test_the_vector_env_runs_it_on_the_pure_python_batch(toy_game):
-    vec = AwaleVectorEnv(32, opponent=None, game="toy", max_plies=40)
+def test_a_game_without_search_kernels_runs_on_the_pure_python_batch(toy_game):
+    """Without a search module the vector env keeps the games' States (the toy game's compiled batch is tested in
+    tests/toy_game_search.py, with a numba cache of its own)."""
+    bare = dataclasses.replace(toy_game, package=None)
+    vec = AwaleVectorEnv(32, opponent=None, game=bare, max_plies=40)
     assert type(vec.games) is StateBatchedGames
     obs, info = vec.reset(seed=0)
     rng = np.random.default_rng(0)
@@ -67,11 +71,11 @@ def test_the_vector_env_runs_it_on_the_pure_python_batch(toy_game):
     assert obs.shape == (32, toy_game.obs_size) and ended > 32
 
 
-def test_alphabeta_and_mcts_play_it(tmp_path):
-    """tests/toy_game_search.py in a fresh pytest process whose numba cache is its own: the searches compiled for
-    the toy game must not be cached beside the agents, because numba's cache index of a search pickles the env types
-    it was compiled for, and a process that cannot import ``toy_game`` (any process but the tests') could not read it
-    any more (docs/architecture.md, step 5)."""
+def test_alphabeta_mcts_and_the_vector_env_play_it(tmp_path):
+    """tests/toy_game_search.py in a fresh pytest process whose numba cache is its own: the searches and the vector
+    env's stepper compiled for the toy game must not be cached beside the agents, because numba's cache index of a
+    compiled function pickles the env types it was compiled for, and a process that cannot import ``toy_game`` (any
+    process but the tests') could not read it any more (docs/architecture.md, step 4)."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
     here = Path(__file__).parent
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(here / "toy_game_search.py")]

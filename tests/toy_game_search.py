@@ -1,6 +1,7 @@
-"""The compiled searches on the toy game: alpha-beta's values equal plain minimax, and ``alphabeta`` and ``mcts`` beat
-``random``. Not collected by the suite itself: tests/test_toy_game.py runs this file in a fresh process with a numba
-cache of its own (why: its docstring)."""
+"""The compiled searches and the vector env's compiled stepper on the toy game: alpha-beta's values equal plain
+minimax, ``alphabeta`` and ``mcts`` beat ``random``, the vector env plays it to the end in self-play and against its
+random opponent. Not collected by the suite itself: tests/test_toy_game.py runs this file in a fresh process with a
+numba cache of its own (why: its docstring)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,26 @@ import pytest
 
 from agents import make
 from agents.alphabeta import WIN, AlphaBetaAgent
+from awale_env.batched import CompiledGames
+from awale_env.vector import AwaleVectorEnv
 from training.arena import play_game
+
+
+@pytest.mark.parametrize("opponent", [None, "random"])
+def test_the_vector_env_steps_it_compiled(toy_game, opponent):
+    vec = AwaleVectorEnv(32, opponent=opponent, game="toy", max_plies=40, learner_seat="random")
+    assert type(vec.games) is CompiledGames
+    obs, info = vec.reset(seed=0)
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(60):
+        masks = info["action_mask"]
+        actions = np.where(masks.any(1), (rng.random(masks.shape) * masks).argmax(1), 0)
+        obs, rewards, terminated, _, info = vec.step(actions)
+        ended += int(terminated.sum())
+        for i in range(32):
+            assert vec.state(i).legal_mask().tolist() == info["action_mask"][i].tolist()
+    assert obs.shape == (32, toy_game.obs_size) and ended > 16
 
 
 def minimax(state, depth: int, height: int = 0) -> int:
