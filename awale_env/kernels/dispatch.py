@@ -145,6 +145,12 @@ def status(env, board, stores, to_move, ply, max_plies, gained, repeated):
 
 
 @_per_game
+def status_legal(env, board, stores, to_move, ply, max_plies, gained, repeated):
+    """:func:`status` and, in a live position, the legal bits of ``to_move`` (0 once over), as ``(code, bits)``: one
+    call for a game whose end checks find the legal moves anyway."""
+
+
+@_per_game
 def winner(env, board, stores, code, to_move):
     """0 or 1 for the winner of a finished game (status ``code``, ``to_move`` to play), ``DRAW`` for none: the
     higher store, or the game's own rules."""
@@ -199,5 +205,11 @@ def legal_moves(env, board, player, out):
     return moves_of_bits(legal(env, board, player), out)
 
 
+def status_then_legal(env, board, stores, to_move, ply, max_plies, gained, repeated):
+    """``status_legal`` of a game that gives none: its ``status``, then its ``legal`` bits while the game goes on."""
+    code = status(env, board, stores, to_move, ply, max_plies, gained, repeated)
+    return code, legal(env, board, to_move) if code == ONGOING else 0
+
+
 #: The kernels a game may leave out (None in its :class:`SearchKernels`), built on those it gives.
-_DEFAULTS = {"moves": legal_moves}
+_DEFAULTS = {"moves": legal_moves, "status_legal": status_then_legal}

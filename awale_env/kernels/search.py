@@ -131,12 +131,13 @@ class SearchKernels:
     ``max_plies`` unless the rules end every game sooner (a move limit of the rules).
 
     The other fields are jitted implementations with the signatures of the kernels of :mod:`awale_env.kernels.dispatch`
-    (``legal``, ``moves``, ``move``, ``next_player``, ``status``, ``winner``, ``playout``, ``repeated``,
-    ``track_line``, ``record``, ``observe``, ``rooted``, ``features``), which document them; a game without
-    ``features`` gives the store difference only (:func:`store_features`), a game without ``next_player`` makes the
-    players alternate (:func:`other_player`), a game without ``moves`` lists the actions of its legal bits. By
-    default a game offers at most ``num_actions`` moves at once, a store holds at most ``max_count`` seeds and the
-    env holds the rule flags alone (:func:`flags_env`).
+    (``legal``, ``moves``, ``move``, ``next_player``, ``status``, ``status_legal``, ``winner``, ``playout``,
+    ``repeated``, ``track_line``, ``record``, ``observe``, ``rooted``, ``features``), which document them; a game
+    without ``features`` gives the store difference only (:func:`store_features`), a game without ``next_player``
+    makes the players alternate (:func:`other_player`), a game without ``moves`` lists the actions of its legal bits,
+    a game without ``status_legal`` (the vector env's end check and legal bits in one call) calls ``status`` then
+    ``legal``. By default a game offers at most ``num_actions`` moves at once, a store holds at most ``max_count``
+    seeds and the env holds the rule flags alone (:func:`flags_env`).
 
     A game's ``search`` module builds them with :meth:`of_module`, which takes its functions named as the fields.
     """
@@ -153,6 +154,7 @@ class SearchKernels:
     legal: Callable
     moves: Callable | None = None
     move: Callable
+    status_legal: Callable | None = None
     status: Callable
     playout: Callable
     observe: Callable

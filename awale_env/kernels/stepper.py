@@ -49,23 +49,23 @@ def random_bit(bits, rng):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def settle(env, b, i, gained, repeated):
-    """Status and legal bits of game ``i`` after a move gaining ``gained`` or a restart (settled if it is over)."""
-    code = kn.status(env, b.board[i], b.stores[i], b.player[i], b.ply[i], b.max_plies, gained, repeated)
-    b.status[i] = code
-    b.legal[i] = kn.legal(env, b.board[i], b.player[i]) if code == ONGOING else 0
+def settle(env, b, i, board, stores, gained, repeated):
+    """Status and legal bits of game ``i`` (its ``board`` and ``stores``) after a move gaining ``gained`` or a
+    restart (settled if it is over)."""
+    b.status[i], b.legal[i] = kn.status_legal(env, board, stores, b.player[i], b.ply[i], b.max_plies, gained, repeated)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def start(env, b, rngs, i):
     """Set game ``i`` to the starting position, its first player ``b.first`` or drawn."""
-    b.board[i, :] = b.start_board
-    b.stores[i, :] = b.start_stores
+    board, stores = b.board[i], b.stores[i]
+    board[:] = b.start_board
+    stores[:] = b.start_stores
     b.player[i] = random_below(rngs[i], 2) if b.first == RANDOM_FIRST else b.first
     b.ply[i] = 0
     # recorded as after a capture: the set starts afresh with this position
-    kn.record(env, b.keys[i], b.board[i], b.player[i], 1, False)
-    settle(env, b, i, 0, False)
+    kn.record(env, b.keys[i], board, b.player[i], 1, False)
+    settle(env, b, i, board, stores, 0, False)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -77,18 +77,19 @@ def play(env, b, i, action):
         b.status[i] = b.illegal
         b.legal[i] = 0
         return -1.0
-    lead = int(b.stores[i, mover]) - int(b.stores[i, 1 - mover])
-    after = kn.next_player(env, b.board[i], mover, action)
-    gained = kn.move(env, b.board[i], b.stores[i], mover, action)
+    board, stores = b.board[i], b.stores[i]
+    lead = int(stores[mover]) - int(stores[1 - mover])
+    after = kn.next_player(env, board, mover, action)
+    gained = kn.move(env, board, stores, mover, action)
     b.player[i] = after
     b.ply[i] += 1
-    _, repeated = kn.record(env, b.keys[i], b.board[i], after, gained, False)
-    settle(env, b, i, gained, repeated)
+    _, repeated = kn.record(env, b.keys[i], board, after, gained, False)
+    settle(env, b, i, board, stores, gained, repeated)
     if b.reward_mode == SCORE_DIFF:
-        return (int(b.stores[i, mover]) - int(b.stores[i, 1 - mover]) - lead) / b.total_seeds
+        return (int(stores[mover]) - int(stores[1 - mover]) - lead) / b.total_seeds
     if b.status[i] == ONGOING:
         return 0.0
-    won = kn.winner(env, b.board[i], b.stores[i], b.status[i], after)
+    won = kn.winner(env, board, stores, b.status[i], after)
     return 0.0 if won == DRAW else (1.0 if won == mover else -1.0)
 
 

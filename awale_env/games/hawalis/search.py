@@ -63,6 +63,14 @@ def status(env, board, stores, to_move, ply, max_plies, gained, repeated):
 
 
 @njit(cache=True, error_model="numpy")
+def status_legal(env, board, stores, to_move, ply, max_plies, gained, repeated):
+    if gained == ENDLESS:
+        return core.ENDLESS_MOVE, 0
+    packed = core.end_status(board, to_move, ply, max_plies, env.flags, env.scratch)
+    return packed & 7, packed >> 3
+
+
+@njit(cache=True, error_model="numpy")
 def winner(env, board, stores, code, to_move):
     return core.winner(board, code, to_move)
 

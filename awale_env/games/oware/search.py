@@ -55,6 +55,12 @@ def status(env, board, stores, to_move, ply, max_plies, gained, repeated):
 
 
 @njit(cache=True, error_model="numpy")
+def status_legal(env, board, stores, to_move, ply, max_plies, gained, repeated):
+    packed = core.finish(board, stores, to_move, ply, max_plies, repeated, env.flags)
+    return packed & ((1 << core.STATUS_BITS) - 1), packed >> core.STATUS_BITS
+
+
+@njit(cache=True, error_model="numpy")
 def playout(env, board, stores, player, ply, max_plies, keys, rng):
     core.random_playout(board, stores, player, ply, max_plies, env.flags, keys, rng)
     return higher_store(env, board, stores, 0, player)
