@@ -11,6 +11,7 @@ import pytest
 from agents import make
 from agents.alphabeta import WIN, AlphaBetaAgent
 from awale_env.batched import CompiledGames
+from awale_env.testing import check_game
 from awale_env.vector import AwaleVectorEnv
 from training.arena import play_game
 
@@ -30,6 +31,10 @@ def test_the_vector_env_steps_it_compiled(toy_game, opponent):
         for i in range(32):
             assert vec.state(i).legal_mask().tolist() == info["action_mask"][i].tolist()
     assert obs.shape == (32, toy_game.obs_size) and ended > 16
+
+
+def test_its_vector_env_keeps_the_contract(toy_game):
+    check_game(toy_game, checks=["vector_env"])
 
 
 def minimax(state, depth: int, height: int = 0) -> int:

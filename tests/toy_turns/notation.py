@@ -2,4 +2,4 @@
 
 from toy_game.notation import format_move, parse_move
 
-__all__ = ['format_move', 'parse_move']
+__all__ = ["format_move", "parse_move"]

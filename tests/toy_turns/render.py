@@ -2,4 +2,4 @@
 
 from toy_game.render import render_ansi, render_rgb
 
-__all__ = ['render_ansi', 'render_rgb']
+__all__ = ["render_ansi", "render_rgb"]
