@@ -26,7 +26,7 @@ import threading
 import time
 from pathlib import Path
 
-from provenance import RESULTS, write_result
+from provenance import RESULTS, busy_processes, write_result
 
 from awale_apps.bot_fallback import plain_rules
 
@@ -81,20 +81,6 @@ def summary(values: list[float]) -> dict[str, float]:
     return {"median": round(statistics.median(values), 3), "min": round(min(values), 3), "max": round(max(values), 3)}
 
 
-def start_busy(count: int) -> list[subprocess.Popen]:
-    """``count`` processes spinning on the CPU, each in its own process group."""
-    return [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True) for _ in range(count)]
-
-
-def end_busy(busy: list[subprocess.Popen]) -> None:
-    for process in busy:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        process.wait()
-
-
 def measure(game: str, agents: list[str], launches: int) -> dict[str, dict]:
     rules = plain_rules(game)
     if rules is None:
@@ -132,12 +118,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.out is True:
         args.out = RESULTS / f"bot_startup_{args.game}{f'_busy{args.busy}' if args.busy else ''}.json"
-    busy = start_busy(args.busy)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    try:
+    with busy_processes(args.busy):
         figures = measure(args.game, args.agents, args.launches)
-    finally:
-        end_busy(busy)
     options = {"game": args.game, "agents": args.agents, "launches": args.launches, "busy": args.busy}
     write_result(args.out, figures, options=options)
 

@@ -23,6 +23,8 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,28 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 #: The load average (1 min) when this module was imported, i.e. when the benchmark started.
 LOAD_AT_START = os.getloadavg()[0]
+
+
+#: A process spinning on the CPU while its parent (the PID given as its argument) lives, checked every million loops:
+#: a benchmark killed with ``kill -9`` leaves none spinning.
+BUSY_SOURCE = "import os, sys\nwhile os.getppid() == int(sys.argv[1]):\n    for _ in range(1_000_000):\n        pass\n"
+
+
+@contextmanager
+def busy_processes(count: int) -> Iterator[list[int]]:
+    """``count`` processes spinning on the CPU beside a measurement (``--busy 8``: load 8 on 2 cores, a student's
+    laptop), each in its own process group, ended by PID on every way out; their PIDs."""
+    command = [sys.executable, "-c", BUSY_SOURCE, str(os.getpid())]
+    busy = [subprocess.Popen(command, start_new_session=True) for _ in range(count)]
+    try:
+        yield [process.pid for process in busy]
+    finally:
+        for process in busy:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            process.wait()
 
 
 def add_out_option(parser: argparse.ArgumentParser, name: str) -> None:
