@@ -1,7 +1,9 @@
 """Throughput of self-play PPO's pieces: the learner's env (moves/s) against each kind of pool opponent, with each
-feature set, and a short MaskablePPO run (collection + updates, moves/s).
+feature set, a short MaskablePPO run (collection + updates, moves/s), and sb3-contrib's own ``MaskablePPO("MlpPolicy",
+gymnasium.make("awale_env/Awale-v0"))`` with torch's default threads and with one (the README's advice to give SB3
+one thread on a small machine).
 
-    python benchmarks/bench_ppo.py [--moves 20000] [--ppo-moves 65536] [--json]
+    python benchmarks/bench_ppo.py [--moves 20000] [--ppo-moves 65536] [--sb3-moves 4096] [--json]
 
 Figures are the median of ``--repeats`` runs; the machine may be shared, so compare numbers from one run only.
 """
@@ -67,10 +69,30 @@ def ppo_rate(moves: int) -> float:
         return moves / (time.perf_counter() - start)
 
 
+def sb3_rate(moves: int, threads: int) -> float:
+    """Moves per second of a plain ``MaskablePPO("MlpPolicy", ...)`` on the Gymnasium env with ``threads`` torch
+    threads, after a warm-up rollout."""
+    import gymnasium
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        model = MaskablePPO("MlpPolicy", gymnasium.make("awale_env/Awale-v0"), seed=0)
+        model.learn(model.n_steps)  # warm-up: the first rollout and update
+        done, start = model.num_timesteps, time.perf_counter()
+        model.learn(moves, reset_num_timesteps=False)  # SB3 completes the rollout it is in: count what it played
+        return (model.num_timesteps - done) / (time.perf_counter() - start)
+    finally:
+        torch.set_num_threads(previous)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--moves", type=int, default=20_000, help="learner moves per env measurement")
     parser.add_argument("--ppo-moves", type=int, default=65_536, help="moves of the short PPO run (0 to skip)")
+    parser.add_argument("--sb3-moves", type=int, default=4096, help="moves of each plain MaskablePPO run (0 to skip)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--json", action="store_true", help="print one JSON object on the last line")
     add_out_option(parser, "ppo")
@@ -85,6 +107,15 @@ def main() -> None:
     if options.ppo_moves:
         results["ppo_default_moves_per_s"] = round(ppo_rate(options.ppo_moves))
         print(f"MaskablePPO with the default Args (no evaluation): {results['ppo_default_moves_per_s']} moves/s")
+    if options.sb3_moves:
+        import torch
+
+        results["sb3_default_threads"] = torch.get_num_threads()
+        results["sb3_default_threads_moves_per_s"] = round(sb3_rate(options.sb3_moves, torch.get_num_threads()))
+        results["sb3_one_thread_moves_per_s"] = round(sb3_rate(options.sb3_moves, 1))
+        default, one = results["sb3_default_threads_moves_per_s"], results["sb3_one_thread_moves_per_s"]
+        threads = results["sb3_default_threads"]
+        print(f"plain MaskablePPO: {default} moves/s with torch's {threads} threads, {one} with one")
     if options.json:
         print(json.dumps(results))
     write_result(options.out, results, options={k: v for k, v in vars(options).items() if k not in ("json", "out")})
