@@ -11,16 +11,24 @@ from pathlib import Path
 GENERIC_PACKAGES = ("agents", "training")
 
 
+def shipped_by_ray(folder: Path) -> bool:
+    """Whether ``folder`` is a package Ray unpacked on its node from a runtime environment (``py_modules``,
+    ``working_dir``: each in a ``_ray_pkg_<hash>`` folder of the node's ``runtime_resources``), the copy a Ray job
+    ships on purpose (docs/distributed.md, "Shipping the package"), in front of any installed one."""
+    return folder.parent.name.startswith("_ray_pkg_") and "runtime_resources" in folder.parts
+
+
 def check_packages() -> None:
     """ImportError naming the folder and the way out when Python would import ``agents`` or ``training`` from
     somewhere else than beside this package: a folder of that name in the working directory (``python -m``,
-    ``python -c``, a notebook) or beside the user's script comes first on ``sys.path``."""
+    ``python -c``, a notebook) or beside the user's script comes first on ``sys.path``. A copy shipped by a Ray
+    runtime environment is the toolkit's own, wherever it was unpacked."""
     from awale_env.gym_env import imported_from  # here: ``awale bot`` answers its first line before numpy loads
 
     home = Path(__file__).resolve().parent.parent
     for name in GENERIC_PACKAGES:
         place = imported_from(name)
-        if place is not None and place.resolve() != home / name:
+        if place is not None and place.resolve() != home / name and not shipped_by_ray(place.resolve()):
             raise ImportError(
                 f"Python imports {name!r} from {place}, which hides the installed package {name!r} "
                 f"({home / name}); rename it, or run from another directory"

@@ -92,6 +92,23 @@ def test_cli_errors_are_one_line_and_a_resume_refuses_what_it_may_not_change(tmp
     assert "a resume may change only --generations, --workers, " in err
 
 
+def test_a_run_that_fails_to_start_leaves_no_directory_behind(tmp_path, monkeypatch):
+    """Self-play that cannot start (no Ray cluster at --address, an actor that cannot start on its node: here a pool
+    that raises as they do) ends the run before its first checkpoint: the run directory it made is removed, one
+    that was there before is kept."""
+    import training.alphazero
+
+    def no_cluster(*args, **kwargs):
+        raise ConnectionError("no Ray cluster answers at 10.0.0.5:6379")
+
+    monkeypatch.setattr(training.alphazero, "SelfPlayPool", no_cluster)
+    for run in (tmp_path / "new" / "run", tmp_path):
+        with pytest.raises(ConnectionError, match="no Ray cluster"):
+            train(config(run, "--generations", "1", "--workers", "0"))
+    assert not (tmp_path / "new" / "run").exists()
+    assert (tmp_path / "new").is_dir() and tmp_path.is_dir()  # only the run directory itself goes
+
+
 def test_a_generation_that_finishes_no_game_says_so_in_plain_lines(tmp_path, capsys):
     """Games of up to 60 plies, 5 moves per generation: the first generations finish no game and train nothing."""
     short = [*TINY_RUN, "--moves-per-generation", "5", "--generations", "2", "--workers", "0", "--progress"]

@@ -4,6 +4,7 @@ awale_apps``."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from awale_env.games import GAMES
 
 runner = CliRunner()
 AWALE = str(Path(sys.executable).with_name("awale"))
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_play_through_piped_stdin_with_bad_input_and_undo():
@@ -247,6 +249,26 @@ def test_a_full_disk_is_a_one_line_error(full_disk):
         assert done.returncode == 1, done.stderr
         assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, done.stderr
         assert "No space left on device" in done.stderr
+
+
+def test_packages_shipped_by_a_ray_runtime_env_are_the_toolkits_own(tmp_path):
+    """Ray unpacks each package of a runtime env's ``py_modules`` in a folder of its own (``_ray_pkg_<hash>``) in
+    front of the installed ones: ``awale bot`` started by a tournament's actor imports them, and must not take them
+    for a user's folder hiding the package; the same folders elsewhere still are one."""
+    shipped = tmp_path / "session" / "runtime_resources" / "py_modules_files"
+    elsewhere = tmp_path / "mine"
+    for root in (shipped, elsewhere):
+        for number, name in enumerate(("agents", "training")):
+            (root / f"_ray_pkg_{number}" / name).mkdir(parents=True)
+            (root / f"_ray_pkg_{number}" / name / "__init__.py").write_text("")
+    check = [sys.executable, "-c", "from awale_apps import check_packages; check_packages(); print('accepted')"]
+    for root, accepted in ((shipped, True), (elsewhere, False)):
+        path = os.pathsep.join([str(root / "_ray_pkg_0"), str(root / "_ray_pkg_1"), str(ROOT)])
+        done = subprocess.run(check, cwd=tmp_path, env={**os.environ, "PYTHONPATH": path}, capture_output=True,
+                              text=True, timeout=120)  # fmt: skip
+        assert (done.stdout == "accepted\n") == accepted, done.stderr
+        if not accepted:
+            assert f"Python imports 'agents' from {root / '_ray_pkg_0' / 'agents'}, which hides" in done.stderr
 
 
 def test_a_users_folder_named_like_a_package_is_a_one_line_error(tmp_path):

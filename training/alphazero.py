@@ -25,6 +25,7 @@ import copy
 import dataclasses
 import json
 import math
+import shutil
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -51,7 +52,7 @@ from agents.checkpoint import atomic_write, load_arrays
 from agents.ppo_checkpoint import PLAY_MEMBERS
 from agents.registry import format_spec
 from awale_env.games import DEFAULT_GAME, get_game
-from training import run_logs, runs
+from training import interrupts, run_logs, runs
 from training.alphazero_config import RESUMABLE, AlphaZeroConfig
 from training.selfplay_pool import SelfPlayPool
 
@@ -338,7 +339,19 @@ def train(config: AlphaZeroConfig) -> Run:
     initial = None
     if config.init_from is not None and not config.resume:  # refused before the run directory is touched
         initial = initial_network(resolved(config))
-    config, _ = runs.start(TRAINER, config)
+    new_dir = not Path(resolved(config).run_dir).exists()
+    config, run_dir = runs.start(TRAINER, config)
+    try:
+        return train_run(config, initial)
+    except Exception as error:  # a run that fails before its first checkpoint (no Ray cluster, an actor that cannot
+        # start) leaves no directory it made behind; Ctrl-C keeps it, with its one line saying it holds nothing yet
+        if new_dir and not (run_dir / STATE_FILE).exists() and not interrupts.interrupted(error):
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise
+
+
+def train_run(config: AlphaZeroConfig, initial: RingNet | None) -> Run:
+    """The generations of :func:`train` in its prepared run directory."""
     run = Run(config, initial)
     if config.backend == "ray":
         from training.ray_selfplay import RaySelfPlayPool  # imports Ray: only for this backend

@@ -15,12 +15,15 @@ self-play weights travel the same way; every output (run directories, journals, 
 A lost actor (its process killed, its node gone) is replaced by a new one and its job is run again: a game is
 replayed whole; a self-play worker restarts its games (:mod:`training.ray_selfplay`). The run goes on, says so in
 one line on stderr (:func:`report`), and counts it: ``replaced`` (the actors lost), the self-play stats
-``actors_replaced`` and ``games_restarted`` (columns of ``metrics.csv``), the arena's replayed games.
+``actors_replaced`` and ``games_restarted`` (columns of ``metrics.csv``), the arena's replayed games. An actor that
+fails to start (its class cannot be imported on its node: the toolkit is not there) is not replaced: a new one would
+fail the same way, so the run stops with :class:`ActorStartError`, one line naming the node.
 
 :func:`connect` joins a cluster (or starts a Ray here) with an optional runtime environment (``--runtime-env``: the
-package and its dependencies shipped to every node), and fails within seconds, in one line, when the cluster's
-address answers nothing (a cluster stopped without ``ray stop`` leaves its address behind, and ``ray.init`` would
-retry for minutes).
+package and its dependencies shipped to every node), and fails within seconds, in one line, when no Ray cluster this
+driver may join answers at the address (a cluster stopped without ``ray stop`` leaves its address behind, and
+``ray.init`` would retry for minutes; another program may listen there; the head may refuse the driver's token or
+versions): it asks the head for its versions as ``ray.init`` does first.
 
 This module imports Ray (``pip install "awale_env[rllib]"``); callers import it only for ``--backend ray``.
 """
@@ -29,8 +32,9 @@ from __future__ import annotations
 
 import json
 import os
-import socket
+import re
 import sys
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -48,12 +52,23 @@ with needs_extra("--backend ray"):  # without the extra: one line saying what to
 
 #: What ``ray.get`` raises when the actor running a call is gone.
 LOST_ACTOR_ERRORS = (RayActorError, WorkerCrashedError, NodeDiedError)
-#: Seconds to wait for a cluster's address to accept a connection before saying it is not there.
+#: Seconds to wait for a cluster's head to answer before saying it is not there.
 PROBE_SECONDS = 5.0
+#: Seconds a replacement actor waits for a CPU to be free before the line reporting it says it waits for one.
+FREE_CPU_SECONDS = 2.0
+#: What to ship to a node that lacks the toolkit: every package of the distribution (``awale bot`` is in awale_apps).
+PY_MODULES = '{"py_modules": ["awale_env", "agents", "training", "awale_apps"]}'
 
 
 class ClusterUnreachableError(ConnectionError):
-    """No Ray cluster answers at the address to join (the commands end with this one line)."""
+    """No Ray cluster this driver may join answers at the address (nothing there, something else, a head refusing
+    its token or versions): the commands end with this one line."""
+
+
+class ActorStartError(OSError):
+    """An actor failed to start on a node (the toolkit missing there, most often): a new one would fail the same way,
+    so the run stops with this one line naming the node. An OSError (Python's EnvironmentError: the node's environment
+    is at fault), which the commands end with in one line."""
 
 
 def runtime_env(option: str | None) -> dict[str, Any] | None:
@@ -86,13 +101,16 @@ def runtime_env(option: str | None) -> dict[str, Any] | None:
     return value
 
 
-def cluster_address(address: str) -> str | None:
+def cluster_address(address: str, origin: str = "--address") -> str | None:
     """The ``host:port`` a driver joins for ``address`` (Ray's own resolution: ``RAY_ADDRESS``, then for "auto"
-    the address ``ray start`` left in Ray's temporary folder), checked to accept a connection within
-    :data:`PROBE_SECONDS`; None for a Ray client address (``ray://``), which Ray checks itself.
+    the address ``ray start`` left in Ray's temporary folder), given by ``origin`` (``--address`` or
+    ``RAY_ADDRESS``), checked within :data:`PROBE_SECONDS` to be a Ray cluster this driver may join
+    (:func:`check_cluster`); None for a Ray client address (``ray://``), which Ray checks itself.
     ClusterUnreachableError otherwise, in one line."""
     from ray._private.services import canonicalize_bootstrap_address  # the resolution ray.init does first
 
+    from_environment = bool(os.environ.get("RAY_ADDRESS")) and (origin == "RAY_ADDRESS" or address == "auto")
+    way_out = "unset RAY_ADDRESS" if from_environment else "leave --address out"
     if address.startswith("ray://") or os.environ.get("RAY_ADDRESS", "").startswith("ray://"):
         return None
     try:
@@ -104,18 +122,63 @@ def cluster_address(address: str) -> str | None:
         ) from None
     if resolved is None:
         return None
-    host, _, port = resolved.rpartition(":")
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_SECONDS).close()
-    except (OSError, ValueError) as error:
-        origin = "RAY_ADDRESS" if os.environ.get("RAY_ADDRESS") else "the address the last `ray start` left here"
-        where = origin if address == "auto" else f"--address {address}"
-        raise ClusterUnreachableError(
-            f"no Ray cluster answers at {resolved} ({where}): {getattr(error, 'strerror', None) or error}; a "
-            "cluster stopped without `ray stop` leaves its address behind: start it again (ray start --head) or "
-            "leave --address out to start Ray here"
-        ) from None
+    if from_environment:
+        where = f"RAY_ADDRESS={os.environ['RAY_ADDRESS']}"
+    else:
+        where = "the address the last `ray start` left here" if address == "auto" else f"{origin} {address}"
+    check_cluster(resolved, where, way_out)
     return resolved
+
+
+def check_cluster(address: str, where: str, way_out: str) -> None:
+    """Ask the head at ``address`` (named by ``where`` in messages) for the cluster's Ray and Python versions, as
+    ``ray.init`` does first, within :data:`PROBE_SECONDS`: ClusterUnreachableError in one line when nothing answers,
+    something other than a Ray head answers, the head refuses this driver's authentication token, or the versions are
+    not this driver's (Ray refuses a driver of other versions). ``way_out`` ends the first case's message."""
+    import grpc  # Ray's own dependencies: the GCS protocol and the channel ray.init opens (token, TLS)
+    from ray._common.usage.usage_constants import CLUSTER_METADATA_KEY
+    from ray._private.grpc_utils import init_grpc_channel
+    from ray._private.ray_constants import KV_NAMESPACE_CLUSTER
+    from ray._private.utils import check_version_info
+    from ray.core.generated import gcs_service_pb2, gcs_service_pb2_grpc
+
+    channel = init_grpc_channel(address)
+    try:
+        request = gcs_service_pb2.InternalKVGetRequest(key=CLUSTER_METADATA_KEY, namespace=KV_NAMESPACE_CLUSTER)
+        reply = gcs_service_pb2_grpc.InternalKVGcsServiceStub(channel).InternalKVGet(request, timeout=PROBE_SECONDS)
+    except grpc.RpcError as error:
+        code, details = error.code(), " ".join((error.details() or "").split())
+        if code == grpc.StatusCode.UNAUTHENTICATED:
+            raise ClusterUnreachableError(
+                f"the Ray cluster at {address} ({where}) refuses this driver's authentication token ({details}): "
+                "export RAY_AUTH_MODE=token and the head's token (RAY_AUTH_TOKEN, or ~/.ray/auth_token)"
+            ) from None
+        if code == grpc.StatusCode.UNAVAILABLE:
+            reason = details.rpartition(": ")[2][:200] or "unavailable"
+        elif code == grpc.StatusCode.DEADLINE_EXCEEDED:
+            reason = f"nothing answered within {PROBE_SECONDS:g} s"
+        else:
+            reason = f"what answers is not a Ray cluster's head ({code.name}: {details[:200]})"
+        raise ClusterUnreachableError(
+            f"no Ray cluster answers at {address} ({where}): {reason}; a cluster stopped without `ray stop` leaves "
+            f"its address behind: start it again (ray start --head) or {way_out} to start Ray here"
+        ) from None
+    finally:
+        channel.close()
+    try:
+        metadata = json.loads(reply.value)
+        check_version_info(metadata, "this driver")
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return  # a head still starting has not written its versions yet: ray.init checks them
+    except RuntimeError:  # Ray's "Version mismatch" (its own check, with its own Python match level)
+        from ray._private.utils import compute_version_info
+
+        ours, python = compute_version_info()
+        raise ClusterUnreachableError(
+            f"the Ray cluster at {address} ({where}) runs Ray {metadata['ray_version']} on Python "
+            f"{metadata['python_version']}, this driver Ray {ours} on Python {python}: Ray refuses a driver of other "
+            "versions; run it in the cluster's environment (docs/distributed.md)"
+        ) from None
 
 
 def connect(address: str | None, runtime_env_option: str | None = None) -> bool:
@@ -124,13 +187,16 @@ def connect(address: str | None, runtime_env_option: str | None = None) -> bool:
     a job submitted to a cluster still joins it through its ``RAY_ADDRESS``), with the runtime environment of
     ``runtime_env_option`` (:func:`runtime_env`). Nothing if Ray is already initialized (its runtime environment is
     then the one given to ``ray.init`` or to ``ray job submit``). True when this call initialized Ray (the caller
-    shuts it down). ClusterUnreachableError within seconds when the address answers nothing."""
+    shuts it down). ClusterUnreachableError within seconds when no Ray cluster this driver may join answers there."""
     environment = runtime_env(runtime_env_option)
     if ray.is_initialized():
         return False
-    address = address or os.environ.get("RAY_ADDRESS") or "local"
+    origin = "--address"
+    if address is None and os.environ.get("RAY_ADDRESS"):
+        address, origin = os.environ["RAY_ADDRESS"], "RAY_ADDRESS"
+    address = address or "local"
     if address != "local":
-        cluster_address(address)
+        cluster_address(address, origin)
     ray.init(address=address, runtime_env=environment, include_dashboard=False)
     return True
 
@@ -144,6 +210,47 @@ def lost_reason(error: BaseException) -> str:
     """Why an actor was lost, in a few words (Ray's own message spans many lines)."""
     first = next((line.strip() for line in str(error).splitlines() if line.strip()), "")
     return type(error).__name__ + (f": {first[:160]}" if first else "")
+
+
+def start_failure(error: BaseException, kind: str) -> ActorStartError | None:
+    """The ActorStartError of an actor lost because its creation failed (Ray's ``actor_init_failed``: its class could
+    not be imported on its node, or its ``__init__`` raised), naming the node and the error; None for an actor lost
+    after it started (killed, its node gone), which a new actor replaces."""
+    if not getattr(error, "actor_init_failed", False):
+        return None
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(error))  # Ray colours the task's name
+    raised = re.findall(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception): .*)$", text, flags=re.MULTILINE)
+    cause = raised[-1].strip()[:300] if raised else lost_reason(error)
+    if "ImportError" in cause or "ModuleNotFoundError" in cause or "failed to import" in text:
+        advice = ("the node lacks the toolkit or one of its dependencies in the driver's version: install it there, "
+                  f"or ship the toolkit with --runtime-env '{PY_MODULES}' (docs/distributed.md)")  # fmt: skip
+    else:
+        advice = "a new actor would fail the same way"
+    return ActorStartError(f"a {kind} cannot start on node {actor_node(error, text)}: {cause}; {advice}")
+
+
+def actor_node(error: BaseException, text: str) -> str:
+    """The node of a dead actor: its address and Ray's node ID (from the cluster's actor table), or the address in
+    Ray's message when the table does not say."""
+    try:
+        from ray._private.state import actors as actor_table  # Ray's table of actors, without the dashboard
+
+        address = actor_table(getattr(error, "actor_id", None))["Address"]
+        return f"{address['IPAddress']} (node ID {address['NodeID']})"
+    except Exception:  # a debugging API of Ray's: anything it raises leaves the address of the message
+        found = re.search(r"\bip=([^,)\s]+)", text)
+        return found[1] if found else "unknown"
+
+
+def free_cpu(seconds: float = FREE_CPU_SECONDS) -> bool:
+    """Whether a CPU is free in the cluster within ``seconds`` (a lost actor's CPU is given back a moment after it
+    dies; a node that left takes its CPUs with it)."""
+    deadline = time.monotonic() + seconds
+    while ray.available_resources().get("CPU", 0.0) < 1:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
 
 
 def ship_weights(tasks: Sequence[Any]) -> ray.ObjectRef:
@@ -193,12 +300,16 @@ class Actors:
         return len(self.handles)
 
     def replace(self, index: int, error: BaseException | None = None, redo: str = "its work is done again") -> None:
-        """Replace actor ``index``, lost with ``error``, and say so in one line ending with ``redo``."""
+        """Replace actor ``index``, lost with ``error``, and say so in one line ending with ``redo``: replaced by a new
+        actor, or, when no CPU is free in the cluster (its node gone, the others full), a new actor that waits for
+        one."""
         ray.kill(self.handles[index], no_restart=True)  # it may be half alive (its node unreachable)
+        placed = free_cpu()
         self.handles[index] = self.make(index)
         self.replaced += 1
         reason = "" if error is None else f" ({lost_reason(error)})"
-        report(f"{self.kind} {index} lost{reason}; replaced by a new actor, {redo}")
+        how = "replaced by a new actor" if placed else "a new actor takes its place once a CPU is free (none is now)"
+        report(f"{self.kind} {index} lost{reason}; {how}, {redo}")
 
     def kill(self) -> None:
         for handle in self.handles:
@@ -240,6 +351,9 @@ def run_jobs(
         try:
             result = ray.get(ref)
         except LOST_ACTOR_ERRORS as error:
+            failure = start_failure(error, actors.kind)
+            if failure is not None:
+                raise failure from None
             if finished[job]:  # a copy of a job done elsewhere
                 actors.replace(actor, error, "its job was done elsewhere")
                 if waiting and not pinned:

@@ -23,3 +23,39 @@ def local_ray() -> Iterator[Any]:
         yield ray
     finally:
         ray.shutdown()
+
+
+#: A node on which the toolkit is not installed: its workers' ``sitecustomize`` (on the node's PYTHONPATH) finds the
+#: toolkit's packages only on PYTHONPATH entries, where a runtime environment's ``py_modules`` put them, not in the
+#: virtual environment (where the tests' editable install is) nor in the working directory.
+NOT_INSTALLED = """
+import os
+import sys
+from importlib.machinery import PathFinder
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class NotInstalled:
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name not in ("awale_env", "agents", "training", "awale_apps"):
+            return None
+        entries = [entry for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep) if entry]
+        spec = PathFinder.find_spec(name, [entry for entry in entries if os.path.abspath(entry) != HERE])
+        if spec is None:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return spec
+
+
+sys.meta_path.insert(0, NotInstalled)
+"""
+
+
+@pytest.fixture
+def without_toolkit(tmp_path: Any) -> dict[str, str]:
+    """The ``env_vars`` of a node (``Cluster.add_node``) on which the toolkit is not installed."""
+    folder = tmp_path / "not_installed"
+    folder.mkdir()
+    (folder / "sitecustomize.py").write_text(NOT_INSTALLED)
+    return {"PYTHONPATH": str(folder)}

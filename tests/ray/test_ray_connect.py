@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -16,7 +17,7 @@ pytest.importorskip("ray.rllib")
 
 import ray
 
-from training.ray_backend import ClusterUnreachableError, connect, runtime_env
+from training.ray_backend import ClusterUnreachableError, cluster_address, connect, runtime_env
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The issue's bound: ``ray.init`` retried a dead address for more than 120 s.
@@ -36,10 +37,64 @@ def test_a_dead_address_fails_at_once_without_starting_ray(monkeypatch):
     with pytest.raises(ClusterUnreachableError, match=f"no Ray cluster answers at .* \\(--address {address}\\)"):
         connect(address)
     monkeypatch.setenv("RAY_ADDRESS", address)
-    with pytest.raises(ClusterUnreachableError, match="RAY_ADDRESS"):
-        connect("auto")
+    for given in ("auto", None):  # --address auto, or no --address: the address is RAY_ADDRESS's, and named so
+        with pytest.raises(ClusterUnreachableError) as raised:
+            connect(given)
+        assert f"(RAY_ADDRESS={address})" in str(raised.value) and "unset RAY_ADDRESS" in str(raised.value)
+        assert "--address" not in str(raised.value)
     assert time.monotonic() - started < FAIL_WITHIN_SECONDS
     assert not ray.is_initialized()
+
+
+def test_a_program_that_is_not_ray_at_the_address_is_no_cluster():
+    """Something accepts connections at the address (another program took the port of a stopped cluster): the
+    driver asks for the head's versions, as ray.init does first, and is answered by no Ray."""
+    listener = socket.socket()
+    listener.bind(("", 0))  # every interface: Ray resolves 127.0.0.1 to this machine's address
+    listener.listen()
+
+    def answer() -> None:
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            with connection:
+                connection.sendall(b"HTTP/1.0 200 OK\r\n\r\nhello")
+
+    threading.Thread(target=answer, daemon=True).start()
+    address = f"127.0.0.1:{listener.getsockname()[1]}"
+    started = time.monotonic()
+    try:
+        with pytest.raises(
+            ClusterUnreachableError, match=f"^no Ray cluster answers at \\S+ \\(--address {address}\\)"
+        ) as raised:
+            connect(address)
+    finally:
+        listener.close()
+    assert "Connection refused" not in str(raised.value)  # it reached the program, which is no Ray
+    assert time.monotonic() - started < FAIL_WITHIN_SECONDS
+    assert not ray.is_initialized()
+
+
+def test_a_cluster_of_other_versions_refuses_the_driver_in_one_line(monkeypatch):
+    """The head answers with its Ray and Python versions; a driver of other versions (here: told it runs Ray 2.0.0) is
+    refused before ray.init, in one line naming both; the same head with the driver's versions is joined."""
+    from ray._private import utils
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
+    try:
+        assert cluster_address(cluster.address) == cluster.address
+        python = ".".join(map(str, sys.version_info[:3]))
+        monkeypatch.setattr(utils, "compute_version_info", lambda: ("2.0.0", python))
+        with pytest.raises(ClusterUnreachableError) as raised:
+            connect(cluster.address)
+        message = str(raised.value)
+        assert f"runs Ray {ray.__version__} on Python {python}, this driver Ray 2.0.0 on Python {python}" in message
+        assert "\n" not in message and not ray.is_initialized()
+    finally:
+        cluster.shutdown()
 
 
 @pytest.mark.parametrize(
@@ -48,8 +103,9 @@ def test_a_dead_address_fails_at_once_without_starting_ray(monkeypatch):
         ["-m", "awale_apps", "arena", "--agents", "random", "greedy", "--backend", "ray", "--address", "auto"],
         ["-m", "training.rllib_ppo", "--address", "auto", "--no-progress"],
         ["-m", "awale_apps", "tournament", "players.toml", "--backend", "ray", "--address", "auto", "--db", "t.db"],
+        ["-m", "awale_apps", "train", "alphazero", "--backend", "ray", "--address", "auto", "--run-dir", "run"],
     ],
-    ids=["arena", "rllib", "tournament"],
+    ids=["arena", "rllib", "tournament", "alphazero"],
 )
 def test_a_stale_address_file_ends_a_command_in_one_line(tmp_path, command):
     """``ray start`` leaves the head's address in Ray's temporary folder (here ``RAY_TMPDIR``); a cluster stopped
@@ -70,6 +126,7 @@ def test_a_stale_address_file_ends_a_command_in_one_line(tmp_path, command):
     assert done.stderr.startswith("error: no Ray cluster answers at "), done.stderr
     assert done.stderr.count("\n") == 1 and "ray stop" in done.stderr
     assert not (tmp_path / "t.db").exists()  # nothing started, not even the tournament's store
+    assert not (tmp_path / "run").exists()  # nor AlphaZero's run directory
 
 
 def test_runtime_env_option_reaches_the_actors(tmp_path):
