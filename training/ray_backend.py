@@ -212,10 +212,10 @@ def lost_reason(error: BaseException) -> str:
     return type(error).__name__ + (f": {first[:160]}" if first else "")
 
 
-def start_failure(error: BaseException, kind: str) -> ActorStartError | None:
-    """The ActorStartError of an actor lost because its creation failed (Ray's ``actor_init_failed``: its class could
-    not be imported on its node, or its ``__init__`` raised), naming the node and the error; None for an actor lost
-    after it started (killed, its node gone), which a new actor replaces."""
+def start_failure(error: BaseException, actor: str) -> ActorStartError | None:
+    """The ActorStartError of ``actor``, lost because its creation failed (Ray's ``actor_init_failed``: its class
+    could not be imported on its node, or its ``__init__`` raised), naming it, its node and the error; None for an
+    actor lost after it started (killed, its node gone), which a new actor replaces."""
     if not getattr(error, "actor_init_failed", False):
         return None
     text = re.sub(r"\x1b\[[0-9;]*m", "", str(error))  # Ray colours the task's name
@@ -226,7 +226,7 @@ def start_failure(error: BaseException, kind: str) -> ActorStartError | None:
                   f"or ship the toolkit with --runtime-env '{PY_MODULES}' (docs/distributed.md)")  # fmt: skip
     else:
         advice = "a new actor would fail the same way"
-    return ActorStartError(f"a {kind} cannot start on node {actor_node(error, text)}: {cause}; {advice}")
+    return ActorStartError(f"{actor} cannot start on node {actor_node(error, text)}: {cause}; {advice}")
 
 
 def actor_node(error: BaseException, text: str) -> str:
@@ -351,7 +351,7 @@ def run_jobs(
         try:
             result = ray.get(ref)
         except LOST_ACTOR_ERRORS as error:
-            failure = start_failure(error, actors.kind)
+            failure = start_failure(error, f"{actors.kind} {actor}")
             if failure is not None:
                 raise failure from None
             if finished[job]:  # a copy of a job done elsewhere

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ from agents.alphazero.network import build_network
 from agents.registry import format_spec
 from training import arena
 from training.alphazero import AlphaZeroConfig, SelfPlayPool
-from training.competition.store import open_store
+from training.competition.store import FAULT_KINDS, open_store
 from training.competition.tournament import (
     PlayerSpec,
     TournamentSettings,
@@ -27,8 +28,19 @@ from training.competition.tournament import (
     make_program_tasks,
     run_tournament,
 )
-from training.ray_backend import Actors, TaskActor, run_jobs, ship_weights
+from training.ray_backend import (
+    PY_MODULES,
+    Actors,
+    ActorStartError,
+    TaskActor,
+    run_jobs,
+    run_tasks,
+    runtime_env,
+    ship_weights,
+)
 from training.ray_selfplay import RaySelfPlayPool
+
+ROOT = Path(__file__).resolve().parents[2]
 
 #: Games that end at the ply limit within one generation, so that every generation yields samples.
 TINY = dict(
@@ -173,7 +185,9 @@ def test_arena_survives_the_loss_of_a_node(capsys, node_joins):
         results = run_jobs(actors, lambda handle, task: handle.play.remote(task), tasks, pinned=False)
         assert actors.replaced == 1
         assert results == local
-        assert "ray: arena actor" in capsys.readouterr().err
+        (line,) = [line for line in capsys.readouterr().err.splitlines() if line.startswith("ray: arena actor")]
+        waits = "; a new actor takes its place once a CPU is free (none is now), "  # the truth when no node joins
+        assert ("; replaced by a new actor, " in line) == node_joins and (waits in line) != node_joins
     finally:
         if actors is not None:
             actors.kill()
@@ -193,3 +207,64 @@ def test_a_fresh_actor_warms_its_agents_up_before_their_first_timed_move(local_r
         ray.kill(actor)
     assert [spec for spec, _ in first.warm_ups] == [player.spec for player in games[0].players]
     assert second.warm_ups == [] and first.report.faulty is None and second.report.faulty is None
+
+
+@pytest.fixture
+def two_nodes():
+    """A cluster of two raylets on this machine: a head that offers no CPU (the driver's node), to which the test
+    adds a node; Ray and the cluster are shut down after the test."""
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
+    try:
+        yield cluster
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+
+
+def test_a_node_without_the_toolkit_stops_the_run_in_one_line_naming_it(two_nodes, without_toolkit, capsys):
+    """The actors placed on a node where the toolkit is not installed (and no runtime env ships it) cannot import
+    their class: the arena and self-play stop at the first one, in one line naming the node and the way out, rather
+    than replacing it for ever."""
+    node = two_nodes.add_node(num_cpus=1, env_vars=without_toolkit)
+    ray.init(address=two_nodes.address)
+    tasks = arena.make_tasks(["random", "greedy"], 2, seed=4, opening_plies=2, max_plies=None)
+    with pytest.raises(ActorStartError) as raised:
+        run_tasks(tasks, 1, None)
+    node_name = f"node {node.node_ip_address} (node ID {node.node_id})"
+    assert str(raised.value).startswith(f"arena actor 0 cannot start on {node_name}: ModuleNotFoundError: No module ")
+    assert "--runtime-env" in str(raised.value) and "\n" not in str(raised.value)
+    config = AlphaZeroConfig(workers=1, backend="ray", **TINY)
+    pool = RaySelfPlayPool(config, 0)
+    try:
+        pool.start(build_network(config.network_config()))
+        with pytest.raises(ActorStartError, match=f"^self-play actor 0 cannot start on node {node.node_ip_address} "):
+            pool.collect()
+    finally:
+        pool.close()
+    assert pool.replaced == 0 and "ray: " not in capsys.readouterr().err  # nothing replaced
+
+
+@pytest.mark.parametrize("installed", [True, False], ids=["toolkit installed", "toolkit not installed"])
+def test_a_tournament_of_bot_programs_runs_on_the_documented_py_modules(
+    two_nodes, without_toolkit, tmp_path, monkeypatch, installed
+):
+    """docs/distributed.md's runtime env ships every package of the toolkit (``awale bot``, which a tournament's
+    programs run, is in ``awale_apps``): on a node without the toolkit the bot imports the shipped packages, and on a
+    node with it installed it takes them for the toolkit's own, not for a folder hiding the installed one."""
+    assert f"--runtime-env '{PY_MODULES}'" in (ROOT / "docs" / "distributed.md").read_text()
+    two_nodes.add_node(num_cpus=1, **({} if installed else {"env_vars": without_toolkit}))
+    monkeypatch.chdir(ROOT)  # the recipe names the packages from the repository's root
+    ray.init(address=two_nodes.address, runtime_env=runtime_env(PY_MODULES))
+    players = tmp_path / "players.toml"
+    bot = f"{sys.executable} -m awale_apps bot --game awale16 --agent greedy --seed 1"
+    players.write_text(f'[[player]]\nname = "bot"\ncommand = "{bot}"\n\n[[player]]\nname = "rand"\nagent = "random"\n')
+    settings = TournamentSettings("awale16", games_per_pair=2, seconds=30, startup=120)
+    with open_store(tmp_path / "t.db", write=True) as store:
+        run_tournament(store, load_players(players, "awale16"), settings, workers=1, backend="ray", progress=False,
+                       logs=tmp_path / "logs")  # fmt: skip
+        games = store.games()
+    assert len(games) == 2 and not [game for game in games if game.end_reason in FAULT_KINDS]
+    for log in (tmp_path / "logs").glob("*bot*"):
+        assert "error" not in log.read_text(), log.read_text()
