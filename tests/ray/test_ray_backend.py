@@ -215,7 +215,13 @@ def two_nodes():
     adds a node; Ray and the cluster are shut down after the test."""
     from ray.cluster_utils import Cluster
 
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
+    for attempt in range(3):  # Ray gives a new node 30 s to register, not always enough on a busy machine
+        try:
+            cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
+            break
+        except Exception as error:  # Ray's own "The current node timed out during startup"
+            if "timed out during startup" not in str(error) or attempt == 2:
+                raise
     try:
         yield cluster
     finally:
