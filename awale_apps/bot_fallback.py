@@ -66,44 +66,51 @@ class TimeUp(Exception):
     """The search's time ran out."""
 
 
-def shallow_search(state: Any, until: float) -> int:
-    """The move of a negamax alpha-beta on the stores' difference, deepened one ply at a time until ``until``
-    (``time.monotonic``); the first depth always completes (one ply: the best capture now)."""
+def shallow_search(state: Any, until: float, max_depth: int = 64) -> int:
+    """The move of an alpha-beta search on the stores' difference, deepened one ply at a time until ``until``
+    (``time.monotonic``) or ``max_depth``; the first depth always completes (one ply: the best capture now). A
+    value changes sign only where the player to move changes, so games with extra turns are searched right."""
     best = state.legal_actions()[0]
     depth = 1
     while True:
         try:
-            best = _root(state, depth, until if depth > 1 else float("inf"), best)
+            best = _search(state, depth, -2 * WIN, 2 * WIN, until if depth > 1 else float("inf"), best)[1]
         except TimeUp:
             return best
-        if time.monotonic() >= until or depth >= 64:
+        if time.monotonic() >= until or depth >= max_depth:
             return best
         depth += 1
 
 
-def _root(state: Any, depth: int, until: float, first: int) -> int:
-    actions = state.legal_actions()
-    actions.sort(key=lambda a: a != first)  # the last depth's best first: a cut search keeps a good move
-    best, alpha = actions[0], -2 * WIN
-    for action in actions:
-        value = -_negamax(state.play(action), depth - 1, -2 * WIN, -alpha, until)
-        if value > alpha:
-            best, alpha = action, value
-    return best
-
-
-def _negamax(state: Any, depth: int, alpha: int, beta: int, until: float) -> int:
-    me = state.to_move
-    margin = state.stores[me] - state.stores[1 - me]
-    if state.is_terminal:
-        return margin + (WIN if margin > 0 else -WIN if margin < 0 else 0)
-    if depth == 0:
+def _score(state: Any, player: int) -> int:
+    """The stores' difference for ``player``, beyond any difference when the game is over."""
+    margin = state.stores[player] - state.stores[1 - player]
+    if not state.is_terminal:
         return margin
+    return margin + (WIN if margin > 0 else -WIN if margin < 0 else 0)
+
+
+def _search(state: Any, depth: int, alpha: int, beta: int, until: float, first: int | None = None) -> tuple[int, int]:
+    """The value of ``state`` (not over) for its player to move, searched ``depth`` plies, and its best move;
+    ``first`` is searched first (the last depth's best: a cut search keeps a good move)."""
     if time.monotonic() > until:
         raise TimeUp
-    for action in state.legal_actions():
-        value = -_negamax(state.play(action), depth - 1, -beta, -alpha, until)
-        if value >= beta:
-            return value
+    me = state.to_move
+    actions = state.legal_actions()
+    if first in actions:
+        actions.sort(key=lambda action: action != first)
+    best, best_action = -2 * WIN, actions[0]
+    for action in actions:
+        child = state.play(action)
+        if child.is_terminal or depth == 1:
+            value = _score(child, me)
+        elif child.to_move == me:
+            value = _search(child, depth - 1, alpha, beta, until)[0]
+        else:
+            value = -_search(child, depth - 1, -beta, -alpha, until)[0]
+        if value > best:
+            best, best_action = value, action
         alpha = max(alpha, value)
-    return alpha
+        if alpha >= beta:
+            break
+    return best, best_action

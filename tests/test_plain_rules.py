@@ -93,3 +93,14 @@ def test_loading_the_plain_rules_imports_neither_numpy_nor_numba():
             "print(sorted({'numpy', 'numba', 'torch', 'awale_env'} & set(sys.modules)))")  # fmt: skip
     run = subprocess.run([sys.executable, "-c", code, *PLAIN], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == "[]"
+
+
+def test_the_shallow_search_follows_the_mover_through_extra_turns(toy_turns):
+    """On the toy game with another turn (the fallback of a game without plain rules searches its compiled State),
+    searched to the end (no time limit, 12 plies), it wins the endgames that can be won, extra turns included."""
+    from toy_turns_search import endgames, extra_turns, outcome
+
+    positions = endgames(10)
+    assert sum(extra_turns(state, 4) > 0 for state in positions) >= 5
+    for state in positions:
+        assert outcome(state, shallow_search(state, float("inf"), max_depth=12)) == 1, state
