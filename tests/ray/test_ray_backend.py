@@ -163,16 +163,29 @@ def test_arena_actors_play_with_weights_shipped_after_the_files_are_gone(local_r
     assert [(game.report.winner, game.report.scores, game.report.plies) for game in played] == local_games
 
 
+def start_cluster(head_cpus: int):
+    """A ``ray.cluster_utils.Cluster`` of one head of ``head_cpus`` CPUs (a second raylet on this machine is added by
+    the test), started again when Ray's 30 s for a new node to register run out on a busy machine."""
+    from ray.cluster_utils import Cluster
+
+    head = {"num_cpus": head_cpus, "include_dashboard": False}
+    for _ in range(2):
+        try:
+            return Cluster(initialize_head=True, head_node_args=head)
+        except Exception as error:  # Ray's own "The current node timed out during startup"
+            if "timed out during startup" not in str(error):
+                raise
+    return Cluster(initialize_head=True, head_node_args=head)
+
+
 @pytest.mark.parametrize("node_joins", [True, False], ids=["a node joins", "no node joins"])
 def test_arena_survives_the_loss_of_a_node(capsys, node_joins):
     """Two nodes of one CPU each (a second raylet on this machine), an actor on each; the worker node is removed:
     the lost actor is replaced on a node that joins, or, with none, waits for a CPU while the other actor plays its
     game too; the results are the local ones either way."""
-    from ray.cluster_utils import Cluster
-
     tasks = arena.make_tasks(["random", "greedy"], 8, seed=4, opening_plies=2, max_plies=None)
     local = [arena.run_task(task) for task in tasks]
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    cluster = start_cluster(head_cpus=1)
     worker = cluster.add_node(num_cpus=1)
     ray.init(address=cluster.address)
     actors = None
@@ -213,15 +226,7 @@ def test_a_fresh_actor_warms_its_agents_up_before_their_first_timed_move(local_r
 def two_nodes():
     """A cluster of two raylets on this machine: a head that offers no CPU (the driver's node), to which the test
     adds a node; Ray and the cluster are shut down after the test."""
-    from ray.cluster_utils import Cluster
-
-    for attempt in range(3):  # Ray gives a new node 30 s to register, not always enough on a busy machine
-        try:
-            cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
-            break
-        except Exception as error:  # Ray's own "The current node timed out during startup"
-            if "timed out during startup" not in str(error) or attempt == 2:
-                raise
+    cluster = start_cluster(head_cpus=0)
     try:
         yield cluster
     finally:
