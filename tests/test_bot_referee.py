@@ -554,3 +554,13 @@ def test_the_agent_s_process_ends_with_the_bot_however_it_ends(ending):
     code = bot.wait(timeout=TIMEOUT)
     assert code == {"SIGTERM": 143, "SIGKILL": -9}.get(ending, 0)
     assert gone(agent), f"the agent's process {agent} outlived the bot ({ending})"
+
+
+def test_the_bot_answers_without_numpy_numba_torch_or_a_command_line_framework():
+    """Up to its answers from the book and the fallback, the bot's own process imports the standard library and the
+    toolkit's plain modules only (the agent's process, which loads the rest, does not report its imports here)."""
+    done = subprocess.run([sys.executable, "-X", "importtime", *BOT[1:], "--agent", "alphabeta:time=0.2", "JoueurA"],
+                          input="START\nEND\n", capture_output=True, text=True, timeout=TIMEOUT)  # fmt: skip
+    assert done.returncode == 0 and done.stdout.strip(), done.stderr
+    imported = {line.rsplit("|", 1)[1].strip().split(".")[0] for line in done.stderr.splitlines() if "|" in line}
+    assert "awale_apps" in imported and not imported & {"numpy", "numba", "torch", "typer", "click", "awale_env"}
