@@ -48,7 +48,7 @@ from training.competition.tasks import PreparedAgents
 
 with needs_extra("--backend ray"):  # without the extra: one line saying what to install
     import ray
-    from ray.exceptions import NodeDiedError, RayActorError, WorkerCrashedError
+    from ray.exceptions import NodeDiedError, RayActorError, RayTaskError, WorkerCrashedError
 
 #: What ``ray.get`` raises when the actor running a call is gone.
 LOST_ACTOR_ERRORS = (RayActorError, WorkerCrashedError, NodeDiedError)
@@ -350,6 +350,8 @@ def run_jobs(
         job, actor = pending.pop(ref)
         try:
             result = ray.get(ref)
+        except RayTaskError as error:  # the job's own error (a failed preparation): raised as the process pool does
+            raise error.cause from error
         except LOST_ACTOR_ERRORS as error:
             failure = start_failure(error, f"{actors.kind} {actor}")
             if failure is not None:

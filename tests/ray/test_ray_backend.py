@@ -3,6 +3,7 @@ actor replaced with its work done again and said, weights that travel through th
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -22,6 +23,7 @@ from training import arena
 from training.alphazero import AlphaZeroConfig, SelfPlayPool
 from training.competition.store import FAULT_KINDS, open_store
 from training.competition.tournament import (
+    PlayersError,
     PlayerSpec,
     TournamentSettings,
     load_players,
@@ -279,3 +281,17 @@ def test_a_tournament_of_bot_programs_runs_on_the_documented_py_modules(
     assert len(games) == 2 and not [game for game in games if game.end_reason in FAULT_KINDS]
     for log in (tmp_path / "logs").glob("*bot*"):
         assert "error" not in log.read_text(), log.read_text()
+
+
+def test_a_failed_preparation_on_an_actor_is_the_players_error_of_the_process_pool(local_ray, tmp_path):
+    """A program's ``prepare`` command runs in each actor before its first game there; when it fails the driver raises
+    the same PlayersError as with worker processes (one line in the CLI), not Ray's wrapping of it."""
+    prepare = f"{sys.executable} -c \"import sys; sys.exit('no engine here')\""
+    path = tmp_path / "players.toml"
+    path.write_text(f'[[player]]\nname = "p"\ncommand = "true"\nprepare = {json.dumps(prepare)}\n\n'
+                    '[[player]]\nname = "g"\nagent = "greedy"\n')  # fmt: skip
+    settings = TournamentSettings("awale16_2025", games_per_pair=2)
+    with open_store(tmp_path / "t.db", write=True) as store, pytest.raises(PlayersError) as error:
+        run_tournament(store, load_players(path, "awale16_2025"), settings, backend="ray", progress=False)
+    assert str(error.value).startswith("player 'p': its preparation") and "no engine here" in str(error.value)
+    assert "\n" not in str(error.value)
