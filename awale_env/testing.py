@@ -281,7 +281,8 @@ def check_search(game: Game, games: int, seed: int, options: dict[str, Any]) -> 
     kernels = _search_kernels(game)
     if kernels is None:
         return
-    from awale_env.kernels.search import new_scratch  # here: the kernels load numba's compiled code
+    from awale_env.kernels import dispatch  # here: the kernels load numba's compiled code
+    from awale_env.kernels.search import new_scratch
 
     line = np.zeros(64, dtype=np.int64)
     moves = np.zeros(kernels.max_moves, dtype=np.int64)
@@ -295,7 +296,7 @@ def check_search(game: Game, games: int, seed: int, options: dict[str, Any]) -> 
             legal = state.legal_actions()
             bits = int(kernels.legal(env, root.board, root.player))
             _expect([a for a in range(game.num_actions) if bits >> a & 1] == legal, game, f"legal bits at {state.ply}")
-            count = int(kernels.moves(env, root.board, root.player, moves))
+            count = int(dispatch.moves(env, root.board, root.player, moves))  # the game's, or the default
             _expect(moves[:count].tolist() == legal, game, f"moves at ply {state.ply}")
             kernels.observe(env, root.board, root.stores, root.ply, root.max_plies, root.player, obs)
             np.testing.assert_array_equal(obs, state.observation_tensor(), f"{game.name}: observe")

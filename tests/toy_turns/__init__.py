@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 from toy_game import GAME as TOY
 from toy_game import kernels
-from toy_game.state import GAME_NAME as TOY_NAME
 from toy_game.state import State as ToyState
 
 from awale_env.games import register
@@ -40,13 +39,7 @@ class State(ToyState):
         return type(self)._make(board, stores, after, self._ply + 1, self._max_plies, captured)
 
     def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), "game": GAME_NAME}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> State:
-        if not isinstance(data, dict) or data.get("game") != GAME_NAME:
-            raise ValueError(f"not a dict of a {GAME_NAME} position: {data!r}")
-        return super().from_dict({**data, "game": TOY_NAME})
+        return {**super().to_dict(), "game": GAME_NAME}  # from_dict, the toy game's, checks the name of State.game
 
 
 GAME = register(dataclasses.replace(TOY, name=GAME_NAME, title="ToyTurns", state_type=State, package=__name__))
