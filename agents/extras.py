@@ -3,7 +3,7 @@
 ``pip install awale_env`` leaves out Ray (the ``rllib`` extra); the modules that need it import it inside
 :func:`needs_extra`, so that the ``awale`` command ends with one line (``... needs Ray: pip install
 "awale_env[rllib]"``) instead of a traceback, and the Python API raises :class:`MissingExtraError` with that message;
-a module run as a script (``python -m training.rllib_ppo``) ends with that line too (:func:`script_needs_extra`).
+a module run as a script (``python -m training.rllib.trainer``) ends with that line too (:func:`script_needs_extra`).
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ AGENTS: dict[str, AgentEntry] = {
     ),
     "alphazero": AgentEntry(
         "agents.alphazero.agent:AlphaZeroAgent",
-        "PUCT search guided by a residual network trained by AlphaZero self-play (training.alphazero)",
+        "PUCT search guided by a residual network trained by AlphaZero self-play (training.alphazero.trainer)",
         {
             "path": (str, "checkpoint .pt written by training (default: the shipped network)"),
             "pretrained": (bool, "the network shipped in the package"),
@@ -82,7 +82,7 @@ AGENTS: dict[str, AgentEntry] = {
     ),
     "ppo": AgentEntry(
         "agents.ppo:PPOAgent",
-        "a policy trained by self-play PPO (training.ppo_selfplay), played with numpy",
+        "a policy trained by self-play PPO (training.ppo.trainer), played with numpy",
         {
             "path": (str, "checkpoint .zip written by training"),
             "pretrained": (bool, "the checkpoint shipped in the package"),
@@ -92,7 +92,7 @@ AGENTS: dict[str, AgentEntry] = {
     ),
     "rllib": AgentEntry(
         "agents.rllib:RLlibAgent",
-        "a policy trained by self-play PPO with RLlib (training.rllib_ppo; needs the rllib extra)",
+        "a policy trained by self-play PPO with RLlib (training.rllib.trainer; needs the rllib extra)",
         {
             "path": (str, "checkpoint directory written by training (RUN/checkpoint)"),
             "deterministic": (bool, "play the most probable move (default true) or sample"),

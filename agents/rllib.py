@@ -2,7 +2,7 @@
 
 This module imports Ray and torch (``pip install "awale_env[rllib]"``); the agents registry imports it only when an
 ``rllib`` agent is built. :class:`ActionMaskingModule` is the network every RLlib run of the toolkit trains
-(:mod:`training.rllib_ppo`); its class path ``agents.rllib.ActionMaskingModule`` is part of RLlib's checkpoints
+(:mod:`training.rllib.trainer`); its class path ``agents.rllib.ActionMaskingModule`` is part of RLlib's checkpoints
 (RLlib rebuilds a module from the class path it saved), so it stays where it is whatever RLlib moves between
 releases. It reads the observations of :class:`awale_env.rllib_env.RLlibGameEnv` (``{"observations",
 "action_mask"}``) and sets the logits of illegal actions to RLlib's ``FLOAT_MIN`` in every forward pass, so neither
@@ -135,7 +135,8 @@ def load_policy(path: str | Path) -> ActionMaskingModule:
     path = policy_file(path)
     if not path.is_file():
         raise CheckpointError(
-            f"RLlib policy not found: {path} does not exist (training.rllib_ppo writes RUN/checkpoint/{POLICY_FILE})"
+            f"RLlib policy not found: {path} does not exist "
+            f"(training.rllib.trainer writes RUN/checkpoint/{POLICY_FILE})"
         )
     payload = load_tensors(path, str(path))
     if not isinstance(payload, dict) or payload.get("format") != POLICY_FORMAT:

@@ -40,7 +40,7 @@ from awale_apps.web.defaults import (
 )
 from awale_env.errors import IllegalMoveError, RecordError
 from awale_env.games import DEFAULT_GAME, GAMES, Game, get_game
-from training import interrupts
+from competition import interrupts
 
 
 def one_line(text: str) -> str:
@@ -149,7 +149,7 @@ def _fail(message: str, code: int = 2) -> None:
 
 def _write_results(result: Any, out: Path) -> list[Path]:
     """The arena's result files in ``out``; a failed write (a full disk) is a one-line error naming the folder."""
-    from training.arena import write_results
+    from competition.arena import write_results
 
     try:
         return write_results(result, out)
@@ -164,7 +164,7 @@ def _open_store(path: Path | None) -> Iterator[Any]:
     if path is None:
         yield None
         return
-    from training.competition.store import StoreBusy, StoreError, open_store
+    from competition.store import StoreBusy, StoreError, open_store
 
     try:
         store = open_store(path, write=True)
@@ -320,8 +320,8 @@ def arena(
     ] = None,
 ) -> None:
     """Round robin between agents: a win/draw/loss table and Elo ratings with 95 % confidence intervals."""
-    from training.arena import JOURNAL_NAME, ArenaError, JournalWarning, format_table, round_robin
-    from training.competition.store import StoreBusy, StoreError
+    from competition.arena import JOURNAL_NAME, ArenaError, JournalWarning, format_table, round_robin
+    from competition.store import StoreBusy, StoreError
 
     rules, options, limit = _game(game, rule, max_plies)
     for spec in agents:
@@ -329,7 +329,7 @@ def arena(
     if workers < 1:
         _fail(f"--workers must be >= 1, got {workers}")
     if backend == "ray":
-        import training.ray_backend  # noqa: F401  (without Ray: one line before the tournament starts)
+        import competition.ray_backend  # noqa: F401  (without Ray: one line before the tournament starts)
     elif runtime_env is not None:
         _fail("--runtime-env is for --backend ray")
     if resume and out is None:
@@ -338,7 +338,7 @@ def arena(
         writable_directory(out)
     ray_started = False
     if backend == "ray":  # a bad --runtime-env, or no cluster at --address: one line before any game
-        from training.ray_backend import connect
+        from competition.ray_backend import connect
 
         ray_started = connect(address, runtime_env)
     with warnings.catch_warnings():  # a journal's cut last line: one line on stderr, as the tournament starts
@@ -406,9 +406,9 @@ def tournament(
     """A round robin of course programs and agents, every move checked, every game kept in an SQLite store; or
     `awale tournament standings DB`: points, W-D-L, faults by kind and Elo of the store's last event (a
     tournament, or an arena or referee run)."""
-    from training.competition.pool import BACKENDS, ArenaError
-    from training.competition.store import StoreBusy, StoreError, open_store
-    from training.competition.tournament import (
+    from competition.pool import BACKENDS, ArenaError
+    from competition.store import StoreBusy, StoreError, open_store
+    from competition.tournament import (
         PlayersError,
         TournamentSettings,
         load_players,
@@ -439,7 +439,7 @@ def tournament(
     if backend not in BACKENDS:
         _fail(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if backend == "ray":
-        import training.ray_backend  # noqa: F401  (without Ray: one line before the tournament starts)
+        import competition.ray_backend  # noqa: F401  (without Ray: one line before the tournament starts)
     elif runtime_env is not None:
         _fail("--runtime-env is for --backend ray")
     try:
@@ -451,7 +451,7 @@ def tournament(
         _fail(str(error))
     ray_started = False
     if backend == "ray":  # a bad --runtime-env, or no cluster at --address: one line before any game
-        from training.ray_backend import connect
+        from competition.ray_backend import connect
 
         ray_started = connect(address, runtime_env)
     try:
@@ -512,34 +512,34 @@ def referee(
 
 @train_app.command("ppo", context_settings=PASS_THROUGH, add_help_option=False)
 def train_ppo(ctx: typer.Context) -> None:
-    """Self-play MaskablePPO against a pool of opponents (training/ppo_selfplay.py)."""
-    from training import ppo_selfplay
+    """Self-play MaskablePPO against a pool of opponents (training/ppo/trainer.py)."""
+    from training.ppo import trainer as ppo_trainer
 
-    ppo_selfplay.main(ctx.args)
+    ppo_trainer.main(ctx.args)
 
 
 @train_app.command("alphazero", context_settings=PASS_THROUGH, add_help_option=False)
 def train_alphazero(ctx: typer.Context) -> None:
-    """AlphaZero: batched PUCT self-play, training, gating (training/alphazero.py)."""
-    from training import alphazero
+    """AlphaZero: batched PUCT self-play, training, gating (training/alphazero/trainer.py)."""
+    from training.alphazero import trainer as alphazero_trainer
 
-    alphazero.main(ctx.args)
+    alphazero_trainer.main(ctx.args)
 
 
 @train_app.command("imitation", context_settings=PASS_THROUGH, add_help_option=False)
 def train_imitation(ctx: typer.Context) -> None:
-    """An AlphaZero network's first weights, learnt from alpha-beta's games (training/imitation.py)."""
-    from training import imitation
+    """An AlphaZero network's first weights, learnt from alpha-beta's games (training/alphazero/imitation.py)."""
+    from training.alphazero import imitation
 
     imitation.main(ctx.args)
 
 
 @train_app.command("rllib", context_settings=PASS_THROUGH, add_help_option=False)
 def train_rllib(ctx: typer.Context) -> None:
-    """Self-play PPO with RLlib, one policy for both seats (training/rllib_ppo.py; needs the rllib extra)."""
-    from training import rllib_ppo
+    """Self-play PPO with RLlib, one policy for both seats (training/rllib/trainer.py; needs the rllib extra)."""
+    from training.rllib import trainer as rllib_trainer
 
-    rllib_ppo.main(ctx.args)
+    rllib_trainer.main(ctx.args)
 
 
 #: The demo's opponents on every game, and the shipped agents that join them on the game they were trained for.
@@ -563,16 +563,17 @@ def demo(
     the shipped PPO agent on the two-colour Awale), printing the Elo table and writing a chart."""
     import time
 
-    from training import ppo_config, ppo_selfplay
-    from training.arena import format_table, round_robin
-    from training.run_logs import format_seconds
+    from competition.arena import format_table, round_robin
+    from competition.progress import format_seconds
+    from training.ppo import config as ppo_config
+    from training.ppo import trainer as ppo_trainer
 
     if not 1 <= steps <= DEMO_MAX_STEPS or workers < 1 or not 2 <= games <= DEMO_MAX_GAMES or games % 2:
         _fail(f"need --steps from 1 to {DEMO_MAX_STEPS:,}, --workers >= 1 and an even --games from 2 to "
               f"{DEMO_MAX_GAMES:,}, got {steps}, {workers}, {games}")  # fmt: skip
     game = _game(game, None, None)[0].name
     run_dir = run_dir or Path("runs") / time.strftime("demo-%Y%m%d-%H%M%S")
-    args = ppo_selfplay.Args(
+    args = ppo_trainer.Args(
         run_dir=str(run_dir),
         game=game,
         seed=seed,
@@ -584,7 +585,7 @@ def demo(
     ppo_config.resolved(args)  # a bad --steps or --seed: one line before anything starts
     typer.echo(f"1/2 self-play PPO for {steps:,} moves into {run_dir}")
     started = time.monotonic()
-    checkpoint = ppo_selfplay.train(args)
+    checkpoint = ppo_trainer.train(args)
     typer.echo(f"1/2 done in {format_seconds(time.monotonic() - started)}")  # benchmarks/bench_demo.py reads these
     trained = f"ppo:path={checkpoint}"
     typer.echo(f"2/2 arena: {games} games per pair, {workers} workers")
@@ -666,7 +667,7 @@ def _check_records(path: Path) -> None:
 def _check_store(path: Path) -> None:
     """Exit with one line if ``path`` is not a results store holding an event (missing, corrupt, foreign, empty)."""
     from awale_apps.web.database_source import database_sources
-    from training.competition.store import StoreError
+    from competition.store import StoreError
 
     try:
         database_sources(path)

@@ -1,11 +1,11 @@
 """``awale referee``: games between two player programs through the course referee's protocol (docs/editions.md), so
 that a student can test a bot against the toolkit's ``awale bot`` before a tournament.
 
-The games are played by :mod:`training.competition.programs` (each program started afresh under a guard that ends
+The games are played by :mod:`competition.programs` (each program started afresh under a guard that ends
 its whole process group on every exit path, every answer checked by the engine and timed, output capped); this
 module keeps the match's standings, prints them, and keeps the results: ``--out`` rewritten atomically as each game
 ends (a killed referee leaves the games it finished), ``--db`` in the results store every competition shares
-(:mod:`training.competition.store`).
+(:mod:`competition.store`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 from agents.checkpoint import atomic_write
 from awale_env.games import Game
-from training.competition.programs import (
+from competition.programs import (
     MAX_SECONDS,
     SEAT_ARGUMENTS,
     GameReport,
@@ -27,8 +27,8 @@ from training.competition.programs import (
     command_digest,
     split_command,
 )
-from training.competition.store import PlayerEntry, Store
-from training.competition.tournament import store_report
+from competition.store import PlayerEntry, Store
+from competition.tournament import store_report
 
 
 @dataclass

@@ -3,7 +3,7 @@
 This module imports Ray (``pip install "awale_env[rllib]"``); nothing else in ``awale_env`` imports it, so Ray is
 loaded only by those who use RLlib. :class:`RLlibGameEnv` is what an RLlib config names as its env
 (``PPOConfig().environment(RLlibGameEnv, env_config={"game": ...}, disable_env_checking=True)``; a ready self-play
-config is :func:`training.rllib_ppo.ppo_config`). It wraps :class:`awale_env.env.raw_env` and differs from RLlib's
+config is :func:`training.rllib.trainer.ppo_config`). It wraps :class:`awale_env.env.raw_env` and differs from RLlib's
 own ``PettingZooEnv`` wrapper where that one stops a new user:
 
 * Observations are ``{"observations": float32[obs_size], "action_mask": float32[num_actions]}``: the keys RLlib's

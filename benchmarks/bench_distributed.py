@@ -1,8 +1,9 @@
 """Distributed throughput: AlphaZero self-play games/s with the process pool and on Ray (one node, two local nodes),
 and RLlib env steps/s (the adapter alone, and sampling inside a PPO iteration). The figures of docs/distributed.md.
 
-Self-play runs through the trainers' own backends (:class:`training.selfplay_pool.SelfPlayPool`,
-:class:`training.ray_selfplay.RaySelfPlayPool`) with ``--workers`` workers, an untrained network of ``--channels`` x
+Self-play runs through the trainers' own backends (:class:`training.alphazero.selfplay_pool.SelfPlayPool`,
+:class:`training.alphazero.ray_selfplay.RaySelfPlayPool`)
+with ``--workers`` workers, an untrained network of ``--channels`` x
 ``--blocks``, ``--simulations`` per move, ``--games`` games per worker and ``--moves`` moves per generation, weights
 sent every generation as in training. ``--warmup`` generations are left out (start-up, numba's compilation or
 cache, and games drifting apart), then ``--generations`` are timed; games/s counts the games finished in the timed
@@ -65,7 +66,7 @@ def measured(name: str, run: Any) -> dict[str, Any]:
 
 
 def selfplay_config(args: argparse.Namespace, workers: int, backend: str) -> Any:
-    from training.alphazero import AlphaZeroConfig
+    from training.alphazero.trainer import AlphaZeroConfig
 
     return AlphaZeroConfig(
         run_dir=tempfile.mkdtemp(prefix="bench-distributed-"),
@@ -113,8 +114,8 @@ def bench_selfplay(args: argparse.Namespace) -> list[dict[str, Any]]:
     import ray
     from ray.cluster_utils import Cluster
 
-    from training.alphazero import SelfPlayPool
-    from training.ray_selfplay import RaySelfPlayPool
+    from training.alphazero.ray_selfplay import RaySelfPlayPool
+    from training.alphazero.trainer import SelfPlayPool
 
     def one_node() -> dict[str, float]:
         ray.init(address="local", num_cpus=args.workers, include_dashboard=False)
@@ -178,7 +179,7 @@ def rllib_sampling(args: argparse.Namespace, env_runners: int) -> dict[str, floa
     learning), after one untimed iteration."""
     import ray
 
-    from training.rllib_ppo import RLlibPPOConfig, ppo_config
+    from training.rllib.trainer import RLlibPPOConfig, ppo_config
 
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:

@@ -21,11 +21,11 @@ from provenance import add_out_option, write_result
 
 import agents
 from agents.ppo import PPOAgent
-from agents.ppo_policy import PolicyNet, input_size
-from agents.ppo_sb3 import LearnerView
+from agents.ppo.policy import PolicyNet, input_size
+from agents.ppo.sb3 import LearnerView
 from awale_env.games import DEFAULT_GAME, get_game
 from awale_env.gym_env import AwaleEnv
-from training.ppo_selfplay import Args, train
+from training.ppo.trainer import Args, train
 
 
 def random_net(features: str) -> PolicyNet:

@@ -23,8 +23,8 @@ from sb3_contrib.common.maskable.utils import get_action_masks
 
 import agents
 from awale_env.games import DEFAULT_GAME, get_game
-from training.ppo_config import Args
-from training.ppo_pool import OpponentPool, close_envs, learner_envs
+from training.ppo.config import Args
+from training.ppo.pool import OpponentPool, close_envs, learner_envs
 
 
 def step_rate(vec_env: str, league: str, moves: int, n_envs: int) -> tuple[float, float, float]:

@@ -3,7 +3,7 @@
     python benchmarks/match.py ppo:pretrained alphabeta:depth=2 --games 200 --seed 0 \\
         --out benchmarks/results/ppo/pretrained_vs_alphabeta2.json
 
-Mirrored pairs of games from random 4-ply openings, seats swapped (:func:`training.arena.play_match`). The file is a
+Mirrored pairs of games from random 4-ply openings, seats swapped (:func:`competition.arena.play_match`). The file is a
 result file as every benchmark writes it (:func:`provenance.write_result`: date, command, machine, commit, load),
 so that ``benchmarks/update_docs.py`` writes its figures into the docs: the first agent's ``wins``, ``draws`` and
 ``losses`` (``match``: all three, shown ``113-2-85 (57.0 %)``), its ``score`` (a draw counts half) with a 95 %
@@ -24,7 +24,7 @@ from provenance import write_result
 import agents
 from agents.base import weights_digest
 from awale_env.games import DEFAULT_GAME
-from training.arena import play_match
+from competition.arena import play_match
 
 Z_95 = 1.959964
 

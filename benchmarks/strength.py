@@ -4,7 +4,7 @@ command, date, machine and load that made them (for docs/strength.md).
 An agent is given as a spec template, ``{t}`` standing for the time per move (``mcts:time={t}``); a template without
 ``{t}`` (``random``, ``greedy``, ``ppo:pretrained``) plays the same at every budget and anchors the scale: each
 budget's ratings are fitted with ``--anchor`` (default ``random``) at Elo 0, so that they compare across budgets.
-Each budget is one arena round robin (:func:`training.arena.round_robin`) in its own folder of ``--out-dir``
+Each budget is one arena round robin (:func:`competition.arena.round_robin`) in its own folder of ``--out-dir``
 (``0.1s/``, ...) with the arena's files (``results.json``, ``standings.csv``, ``games.csv``, ``elo.png``) and its
 journal ``games.jsonl``: ``--resume`` continues each budget's journal, so a killed run loses at most the games under
 way (one per worker); those files carry the anchored ratings. Writes the tables as markdown (``--markdown``) and Elo
@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from awale_env.games import DEFAULT_GAME
-from training.arena import (
+from competition.arena import (
     GAME_DEFAULT,
     JOURNAL_NAME,
     Standing,
@@ -217,7 +217,7 @@ def markdown(args: argparse.Namespace, argv: list[str], runs: list[BudgetRun], s
         f"of agents plays {games_text(args, runs)} (mirrored pairs from random openings of "
         f"{args.opening_plies} plies), "
         f"seed {args.seed}, max plies {max_plies}, {args.workers} worker process(es). Elo: maximum-likelihood "
-        f"Bradley-Terry fit of `training.arena.elo` (one virtual draw per pair), 95 % confidence intervals, "
+        f"Bradley-Terry fit of `competition.arena.elo` (one virtual draw per pair), 95 % confidence intervals, "
         f"`{args.anchor}` at 0 at every budget (the intervals are those of the difference from it).",
         "",
         f"![Elo against time per move]({plot})",

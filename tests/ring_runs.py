@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from training.ppo_selfplay import Args, train
+from training.ppo.trainer import Args, train
 
 
 def ring_args(run_dir: Path, **changes) -> Args:

@@ -16,7 +16,7 @@ from agents.alphabeta import WIN, AlphaBetaAgent
 from agents.mcts import MCTSAgent
 from awale_apps.cli import app
 from awale_env.games import get_game
-from training.arena import play_game, round_robin
+from competition.arena import play_game, round_robin
 
 SPECS = ("random", "greedy", "alphabeta:depth=2", "mcts:simulations=40")
 runner = CliRunner()

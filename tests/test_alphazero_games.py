@@ -154,7 +154,7 @@ def test_tiny_training_run_to_a_legal_game(tmp_path, game):
     import tyro
 
     from agents import make
-    from training.alphazero import AlphaZeroConfig, train
+    from training.alphazero.trainer import AlphaZeroConfig, train
 
     args = [
         "--game", game, "--channels", "8", "--blocks", "1", "--value-hidden", "8", "--simulations", "4",
@@ -175,7 +175,7 @@ def test_tiny_training_run_to_a_legal_game(tmp_path, game):
 
 
 def test_training_config_checks_the_game_and_its_references():
-    from training.alphazero import AlphaZeroConfig
+    from training.alphazero.trainer import AlphaZeroConfig
 
     with pytest.raises(ValueError, match=f"game must be one of {', '.join(GAMES)}, got 'chess'"):
         AlphaZeroConfig(game="chess")
@@ -190,7 +190,7 @@ def test_pretrained_on_another_game_says_once_that_none_is_shipped_and_how_to_tr
     from typer.testing import CliRunner
 
     from awale_apps.cli import app
-    from training.arena import round_robin
+    from competition.arena import round_robin
 
     message = (
         "agent 'alphazero:pretrained' plays awale16, awale16_2025 only, not 'oware': no AlphaZero network is shipped "

@@ -17,7 +17,7 @@ torch = pytest.importorskip("torch")
 torch.set_num_threads(1)
 
 from agents.alphazero.network import load_network, read_checkpoint  # noqa: E402
-from training.alphazero import AlphaZeroConfig, main, train  # noqa: E402
+from training.alphazero.trainer import AlphaZeroConfig, main, train  # noqa: E402
 
 TINY_RUN = [
     "--channels", "8", "--blocks", "1", "--value-hidden", "8", "--simulations", "6", "--games-per-worker", "6",
@@ -135,7 +135,7 @@ def test_the_generation_that_fills_the_buffer_says_training_starts_next(tmp_path
 def test_ctrl_c_stops_a_run_and_its_workers_with_one_line(tmp_path):
     run = tmp_path / "run"
     process = subprocess.Popen(
-        [sys.executable, "-m", "training.alphazero", *TINY_RUN, "--run-dir", str(run), "--generations", "1000",
+        [sys.executable, "-m", "training.alphazero.trainer", *TINY_RUN, "--run-dir", str(run), "--generations", "1000",
          "--workers", "1"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -1,4 +1,4 @@
-"""A program's answer lines as the referee reads them (training/competition/answer_lines.py): lines written together
+"""A program's answer lines as the referee reads them (competition/answer_lines.py): lines written together
 are handed over together, long lines and unread lines are capped, the end of the output comes last."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from training.competition.answer_lines import MAX_LINE_BYTES, MAX_UNREAD_LINES, AnswerLines, LineSplitter, LongLine
+from competition.answer_lines import MAX_LINE_BYTES, MAX_UNREAD_LINES, AnswerLines, LineSplitter, LongLine
 
 
 def reader() -> tuple[AnswerLines, int]:

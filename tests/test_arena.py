@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from training.arena import elo, format_table, make_tasks, round_robin, write_results
+from competition.arena import elo, format_table, make_tasks, round_robin, write_results
 
 
 def test_elo_of_a_75_percent_score_is_400_log10_3():

@@ -17,13 +17,13 @@ import psutil
 import pytest
 from typer.testing import CliRunner
 
-import training.competition.tasks as tasks_module
+import competition.tasks as tasks_module
 from agents.alphazero.agent import pretrained_path as alphazero_pretrained_path
 from agents.base import weights_digest
 from agents.ppo import pretrained_path as ppo_pretrained_path
 from agents.registry import make
 from awale_apps.cli import app
-from training.arena import (
+from competition.arena import (
     GameTask,
     JournalError,
     JournalWarning,

@@ -16,11 +16,12 @@ import tyro  # noqa: E402
 
 from agents import parse_spec  # noqa: E402
 from agents.ppo import pretrained_path  # noqa: E402
-from training import baselines, imitation  # noqa: E402
-from training.alphazero import AlphaZeroConfig  # noqa: E402
-from training.alphazero import train as train_alphazero  # noqa: E402
-from training.ppo_selfplay import Args  # noqa: E402
-from training.ppo_selfplay import train as train_ppo  # noqa: E402
+from training import baselines  # noqa: E402
+from training.alphazero import imitation  # noqa: E402
+from training.alphazero.trainer import AlphaZeroConfig  # noqa: E402
+from training.alphazero.trainer import train as train_alphazero  # noqa: E402
+from training.ppo.trainer import Args  # noqa: E402
+from training.ppo.trainer import train as train_ppo  # noqa: E402
 
 ANCHORS = ("random", "greedy")
 TINY_ALPHAZERO = [

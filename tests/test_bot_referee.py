@@ -26,7 +26,7 @@ from awale_apps.bot_engine import EnginePlayer
 from awale_apps.bot_fallback import CompiledRules, plain_rules
 from awale_apps.cli import app
 from awale_env.games import get_game
-from training.competition.programs import Fault, check_answer
+from competition.programs import Fault, check_answer
 
 GAME = get_game("awale16_2025")
 BOT = [sys.executable, "-m", "awale_apps", "bot", "--game", GAME.name]

@@ -28,7 +28,7 @@ from agents.alphazero.network import (  # noqa: E402
 )
 from agents.checkpoint import load_tensors  # noqa: E402
 from agents.ppo import PPOAgent, pretrained_path  # noqa: E402
-from agents.ppo_policy import PolicyNet, input_size  # noqa: E402
+from agents.ppo.policy import PolicyNet, input_size  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
 from awale_env.games import get_game  # noqa: E402
 

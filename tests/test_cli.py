@@ -201,7 +201,7 @@ def test_bad_files_and_numbers_are_one_line_errors(tmp_path):
 def test_any_expected_error_of_a_command_is_one_line(monkeypatch, tmp_path):
     """The rule of every subcommand: a library's ValueError (its subclasses included) exits 2, an OSError 1, each as
     one line naming what was wrong; anything else is a bug and keeps its traceback."""
-    import training.arena
+    import competition.arena
 
     args = ["arena", "--agents", "random", "greedy", "--games", "2", "--no-progress"]
     for raised, code, line in [
@@ -213,7 +213,7 @@ def test_any_expected_error_of_a_command_is_one_line(monkeypatch, tmp_path):
         def fail(*args, raised=raised, **kwargs):
             raise raised
 
-        monkeypatch.setattr(training.arena, "round_robin", fail)
+        monkeypatch.setattr(competition.arena, "round_robin", fail)
         result = runner.invoke(app, expand_list_options(args))
         if line is None:
             assert result.exit_code == 1 and result.exception is raised

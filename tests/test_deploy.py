@@ -79,7 +79,13 @@ def test_the_image_is_of_the_pinned_ray_and_compiles_numba_kernels():
     text = DOCKERFILE.read_text()
     assert "FROM rayproject/ray:${RAY_VERSION}-${PYTHON_TAG}-cpu" in text
     assert "NUMBA_CACHE_DIR=" in text and "awale train alphazero" in text and "awale arena" in text
-    for folder in ("awale_env", "agents", "training", "awale_apps"):  # every package of the project, copied
+    for folder in (
+        "awale_env",
+        "agents",
+        "competition",
+        "training",
+        "awale_apps",
+    ):  # every package of the project, copied
         assert f"COPY --chown=ray:users {folder} {folder}" in text
 
 
@@ -144,10 +150,11 @@ def test_the_rayjob_cluster_fits_its_nodes_and_keeps_actors_off_the_head():
 
 
 def test_the_rayjob_entrypoint_is_an_alphazero_command_line_on_ray():
-    from training import alphazero, runs
+    from training import runs
+    from training.alphazero import trainer as alphazero_trainer
 
     argv = entrypoint()
     assert argv[:3] == ["awale", "train", "alphazero"]
-    config = runs._command_line(alphazero.AlphaZeroConfig, args=argv[3:])
+    config = runs._command_line(alphazero_trainer.AlphaZeroConfig, args=argv[3:])
     assert (config.backend, config.address) == ("ray", "auto")
     assert config.run_dir.startswith("/runs/")  # the head's volume: the driver writes every output there

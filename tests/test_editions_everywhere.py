@@ -42,10 +42,10 @@ def play_out(agent, name: str, max_plies: int) -> None:
 def test_ppo_trains_on_the_2025_edition_with_its_rules_move_limit_and_its_agent_plays_it(tmp_path, capsys):
     """The 2025 edition has no ply limit of its own (``max_plies`` None): only its 400-move rule ends a game."""
     pytest.importorskip("sb3_contrib")
-    from training import ppo_selfplay
+    from training.ppo import trainer as ppo_trainer
 
     run = tmp_path / "run"
-    ppo_selfplay.main(["--game", "awale16_2025", "--run-dir", str(run), "--total-timesteps", "256", "--n-envs", "2",
+    ppo_trainer.main(["--game", "awale16_2025", "--run-dir", str(run), "--total-timesteps", "256", "--n-envs", "2",
                        "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--net-arch", "16",
                        "--eval-every", "256", "--eval-games", "2", "--eval-opponents", "random",
                        "--checkpoint-every", "256", "--no-progress"])  # fmt: skip
@@ -58,7 +58,7 @@ def test_ppo_trains_on_the_2025_edition_with_its_rules_move_limit_and_its_agent_
 @pytest.mark.parametrize("name", ["awale16_2023", "awale16_2024"])
 def test_ppo_trains_on_the_other_editions(tmp_path, name):
     pytest.importorskip("sb3_contrib")
-    from training.ppo_selfplay import Args, train
+    from training.ppo.trainer import Args, train
 
     args = Args(run_dir=str(tmp_path / "run"), game=name, total_timesteps=128, n_envs=2, n_steps=64, batch_size=64,
                 n_epochs=1, net_arch=(16,), eval_every=128, eval_games=2, eval_opponents=("random",),
@@ -71,7 +71,7 @@ def test_alphazero_trains_on_each_edition_and_its_agent_plays_it(tmp_path, name)
     pytest.importorskip("torch")
     import tyro
 
-    from training.alphazero import AlphaZeroConfig, train
+    from training.alphazero.trainer import AlphaZeroConfig, train
 
     args = [
         "--game", name, "--channels", "8", "--blocks", "1", "--value-hidden", "8", "--simulations", "4",

@@ -13,7 +13,8 @@ from agents.alphazero import AlphaZeroAgent
 from agents.alphazero.network import CheckpointError, load_network
 from agents.alphazero.selfplay import absolute_of_relative
 from awale_env.games import DEFAULT_GAME, get_game
-from training import imitation, run_logs
+from competition.progress import Clock, Progress
+from training.alphazero import imitation
 
 
 def small_config(tmp_path, **options) -> imitation.ImitationConfig:
@@ -113,7 +114,7 @@ def test_a_resume_may_not_change_the_teacher(tmp_path):
 
 def test_a_damaged_or_crafted_chunk_is_refused_with_its_name(tmp_path):
     config = small_config(tmp_path)
-    imitation.play_chunks(config, [0, 1], run_logs.Progress("", 2, 0, "chunk", run_logs.Clock(), False))
+    imitation.play_chunks(config, [0, 1], Progress("", 2, 0, "chunk", Clock(), False))
     path = imitation.chunk_path(tmp_path / "run", 1)
     good = path.read_bytes()
     path.write_bytes(good[: len(good) // 2])

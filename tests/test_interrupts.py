@@ -23,7 +23,10 @@ import httpx
 import psutil
 import pytest
 
-from training import alphazero, interrupts, run_logs, runs
+from competition import interrupts
+from competition.progress import Clock, Progress
+from training import runs
+from training.alphazero import trainer as alphazero_trainer
 
 AWALE = str(Path(sys.executable).with_name("awale"))
 
@@ -184,12 +187,12 @@ def ctrl_c_in_a_ctypes_callback() -> None:
 def test_a_ctrl_c_that_python_drops_still_stops_a_training_run(tmp_path, capfd):
     def train(config: Any) -> None:
         ctrl_c_in_a_ctypes_callback()
-        progress = run_logs.Progress("alphazero", 3, 0, "generation", run_logs.Clock(), enabled=False)
+        progress = Progress("alphazero", 3, 0, "generation", Clock(), enabled=False)
         for _ in range(3):
             progress.update(1)
         raise AssertionError("the run went on after Ctrl-C")
 
-    trainer = dataclasses.replace(alphazero.TRAINER, train=train)
+    trainer = dataclasses.replace(alphazero_trainer.TRAINER, train=train)
     hook = sys.unraisablehook
     with pytest.raises(SystemExit) as stopped:
         runs.main(trainer, ["--run-dir", str(tmp_path / "run")], "test")
@@ -217,10 +220,10 @@ def test_a_ctrl_c_that_numba_turns_into_another_error_stops_a_run_with_one_line(
 
     run = ["--run-dir", str(tmp_path / "run")]
     with pytest.raises(SystemExit) as stopped:
-        runs.main(dataclasses.replace(alphazero.TRAINER, train=compile_interrupted), run, "test")
+        runs.main(dataclasses.replace(alphazero_trainer.TRAINER, train=compile_interrupted), run, "test")
     assert stopped.value.code == 130 and capfd.readouterr().err.startswith("stopped before the first checkpoint")
     with pytest.raises(RuntimeError, match="a bug"):  # a bug keeps its traceback
-        runs.main(dataclasses.replace(alphazero.TRAINER, train=bug), run, "test")
+        runs.main(dataclasses.replace(alphazero_trainer.TRAINER, train=bug), run, "test")
 
 
 def test_other_exceptions_that_python_drops_still_reach_the_hook(monkeypatch):

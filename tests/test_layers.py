@@ -296,7 +296,7 @@ def test_upward_imports_are_found_wherever_they_stand(tmp_path):
         tmp_path,
         {
             "awale_env/__init__.py": "",
-            "awale_env/env.py": "def f():\n    from training.arena import play\n",
+            "awale_env/env.py": "def f():\n    from competition.arena import play\n",
             "awale_env/__main__.py": "import awale_apps.cli\n",  # the entry point: allowed
             "awale_env/games/__init__.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import agents\n",
             "agents/__init__.py": "from awale_env import env\nfrom training import arena\n",
@@ -305,7 +305,7 @@ def test_upward_imports_are_found_wherever_they_stand(tmp_path):
     )
     assert upward_imports(root) == [
         "agents:2 imports training (layer training)",
-        "awale_env.env:2 imports training.arena (layer training)",
+        "awale_env.env:2 imports competition.arena (layer training)",
         "awale_env.games:3 imports agents (layer agents)",
     ]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("awale_env", "agents", "training", "awale_apps")
+PACKAGES = ("awale_env", "agents", "competition", "training", "awale_apps")
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +49,7 @@ def test_the_wheel_holds_the_type_markers_the_page_and_the_entry_points(wheel):
     assert {"awale_env/py.typed", "agents/py.typed", "training/py.typed"} <= names
     static = {path.name for path in (ROOT / "awale_apps" / "web" / "static").iterdir()}
     assert {f"awale_apps/web/static/{name}" for name in static} <= names
-    assert {"awale_env/__main__.py", "awale_apps/__main__.py", "agents/pretrained/ppo_awale16.zip"} <= names
+    assert {"awale_env/__main__.py", "awale_apps/__main__.py", "agents/ppo/pretrained/ppo_awale16.zip"} <= names
     books = {path.name for path in (ROOT / "awale_apps" / "books").glob("*.json")}
     assert books and {f"awale_apps/books/{name}" for name in books} <= names  # awale bot's opening books
     entry_points = dist_info(wheel, "entry_points.txt")

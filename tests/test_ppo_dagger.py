@@ -14,11 +14,12 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from agents.ppo import PPOAgent  # noqa: E402
-from agents.ppo_checkpoint import policy_from_npz  # noqa: E402
-from agents.ppo_policy import observe  # noqa: E402
+from agents.ppo.checkpoint import policy_from_npz  # noqa: E402
+from agents.ppo.policy import observe  # noqa: E402
 from awale_env.games import get_game  # noqa: E402
-from training import imitation, ppo_teacher  # noqa: E402
-from training.ppo_selfplay import Args, train  # noqa: E402
+from training.alphazero import imitation  # noqa: E402
+from training.ppo import teacher as ppo_teacher  # noqa: E402
+from training.ppo.trainer import Args, train  # noqa: E402
 
 
 def tiny_args(run_dir, **changes) -> Args:

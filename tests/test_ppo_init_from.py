@@ -8,10 +8,10 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from agents.ppo import PPOAgent, pretrained_path  # noqa: E402
-from agents.ppo_checkpoint import read_training_checkpoint  # noqa: E402
+from agents.ppo.checkpoint import read_training_checkpoint  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
-from training import ppo_selfplay  # noqa: E402
-from training.ppo_selfplay import Args, train  # noqa: E402
+from training.ppo import trainer as ppo_trainer  # noqa: E402
+from training.ppo.trainer import Args, train  # noqa: E402
 
 
 def tiny_args(run_dir, **changes) -> Args:
@@ -77,7 +77,7 @@ def test_a_file_that_is_no_training_checkpoint_is_refused_in_one_line(tmp_path, 
     with pytest.raises(CheckpointError, match="truncated or corrupted"):
         train(tiny_args(tmp_path / "run", init_from=str(broken)))
     with pytest.raises(SystemExit):
-        ppo_selfplay.main(["--run-dir", str(tmp_path / "run"), "--init-from", str(tmp_path / "missing.zip")])
+        ppo_trainer.main(["--run-dir", str(tmp_path / "run"), "--init-from", str(tmp_path / "missing.zip")])
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "missing.zip" in err and err.count("\n") == 1
     assert not (tmp_path / "run").exists()

@@ -19,11 +19,11 @@ import agents  # noqa: E402
 from agents.alphazero.agent import pretrained_path as alphazero_path  # noqa: E402
 from agents.alphazero.network import load_network  # noqa: E402
 from agents.ppo import PPOAgent  # noqa: E402
-from agents.ppo_checkpoint import member_caps, policy_from_npz, read_training_checkpoint  # noqa: E402
-from agents.ppo_ring import RingPolicyNet  # noqa: E402
+from agents.ppo.checkpoint import member_caps, policy_from_npz, read_training_checkpoint  # noqa: E402
+from agents.ppo.ring import RingPolicyNet  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
 from awale_env.games import get_game  # noqa: E402
-from training.ppo_selfplay import train  # noqa: E402
+from training.ppo.trainer import train  # noqa: E402
 
 
 @pytest.fixture(scope="module")

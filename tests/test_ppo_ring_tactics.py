@@ -26,12 +26,12 @@ from agents.alphazero.network import (  # noqa: E402
     save_checkpoint,
 )
 from agents.ppo import PPOAgent  # noqa: E402
-from agents.ppo_checkpoint import policy_from_npz, read_training_checkpoint  # noqa: E402
-from agents.ppo_policy import has_tactics, observe  # noqa: E402
-from agents.ppo_ring import RingPolicyNet, with_tactics  # noqa: E402
+from agents.ppo.checkpoint import policy_from_npz, read_training_checkpoint  # noqa: E402
+from agents.ppo.policy import has_tactics, observe  # noqa: E402
+from agents.ppo.ring import RingPolicyNet, with_tactics  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
 from awale_env.games import DEFAULT_GAME, GAMES, get_game  # noqa: E402
-from training.ppo_selfplay import Args, train  # noqa: E402
+from training.ppo.trainer import Args, train  # noqa: E402
 
 TACTICS_GAMES = [name for name in GAMES if has_tactics(name)]
 

@@ -21,15 +21,15 @@ pytest.importorskip("sb3_contrib")
 
 import agents  # noqa: E402
 from agents.ppo import CheckpointError, PPOAgent, pretrained_path, sb3_model  # noqa: E402
-from agents.ppo_checkpoint import open_checkpoint  # noqa: E402
-from agents.ppo_policy import PolicyNet, input_size, observe  # noqa: E402
-from agents.ppo_sb3 import LearnerView  # noqa: E402
+from agents.ppo.checkpoint import open_checkpoint  # noqa: E402
+from agents.ppo.policy import PolicyNet, input_size, observe  # noqa: E402
+from agents.ppo.sb3 import LearnerView  # noqa: E402
 from awale_env import State  # noqa: E402
 from awale_env.games import GAMES, get_game  # noqa: E402
 from awale_env.games.awale16 import kernels as core  # noqa: E402
 from awale_env.gym_env import AwaleEnv  # noqa: E402
-from training import ppo_selfplay  # noqa: E402
-from training.ppo_selfplay import Args, train  # noqa: E402
+from training.ppo import trainer as ppo_trainer  # noqa: E402
+from training.ppo.trainer import Args, train  # noqa: E402
 
 TACTICS_SIZE = input_size("awale16", "tactics")
 
@@ -253,7 +253,7 @@ def test_bad_options_are_refused_before_training(tmp_path):
 
 def test_cli_reports_errors_in_one_line(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
-        ppo_selfplay.main(["--run-dir", str(tmp_path / "missing"), "--resume"])
+        ppo_trainer.main(["--run-dir", str(tmp_path / "missing"), "--resume"])
     assert exit_info.value.code == 1  # a file that cannot be read (FileNotFoundError), as in the awale command
     err = capsys.readouterr().err
     assert err.startswith("error: no checkpoint") and err.count("\n") == 1
@@ -363,12 +363,12 @@ def test_a_resume_takes_the_options_it_may_change_refuses_the_others_and_logs_pl
     capsys.readouterr()
     resume = ["--run-dir", str(run), "--resume"]
     with pytest.raises(SystemExit) as stop:
-        ppo_selfplay.main([*resume, "--n-envs", "4"])
+        ppo_trainer.main([*resume, "--n-envs", "4"])
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("error: --n-envs cannot change when resuming") and err.count("\n") == 1
     assert "a resume may change only --total-timesteps, " in err
-    ppo_selfplay.main([*resume, "--total-timesteps", "1536", "--progress"])
+    ppo_trainer.main([*resume, "--total-timesteps", "1536", "--progress"])
     saved = json.loads((run / "config.json").read_text())
     assert saved["total_timesteps"] == 1536 and saved["progress"] is True  # what the resume changed
     assert saved["n_envs"] == 2 and saved["net_arch"] == [16]  # the rest is the run's, not the command line's defaults
@@ -385,7 +385,7 @@ def test_ctrl_c_stops_a_run_with_one_line_saying_how_to_resume(tmp_path):
                "--batch-size", "64", "--net-arch", "16", "--eval-opponents", "random", "--eval-games", "2",
                "--eval-every", "100000000", "--checkpoint-every", "128", "--no-progress"]  # fmt: skip
     process = subprocess.Popen(
-        [sys.executable, "-m", "training.ppo_selfplay", *options],
+        [sys.executable, "-m", "training.ppo.trainer", *options],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -16,15 +16,15 @@ pytest.importorskip("sb3_contrib")
 import torch  # noqa: E402
 
 from agents.ppo import PPOAgent  # noqa: E402
-from agents.ppo_checkpoint import read_training_checkpoint  # noqa: E402
-from agents.ppo_policy import input_size, relative_legal_mask  # noqa: E402
-from agents.ppo_sb3 import new_sb3_model, sb3_env  # noqa: E402
+from agents.ppo.checkpoint import read_training_checkpoint  # noqa: E402
+from agents.ppo.policy import input_size, relative_legal_mask  # noqa: E402
+from agents.ppo.sb3 import new_sb3_model, sb3_env  # noqa: E402
 from awale_env.games import get_game  # noqa: E402
-from training import ppo_teacher  # noqa: E402
-from training.ppo_checkpoints import without_pool  # noqa: E402
-from training.ppo_config import resolved  # noqa: E402
-from training.ppo_pool import OpponentPool, PoolOpponent  # noqa: E402
-from training.ppo_selfplay import Args, train  # noqa: E402
+from training.ppo import teacher as ppo_teacher  # noqa: E402
+from training.ppo.checkpoints import without_pool  # noqa: E402
+from training.ppo.config import resolved  # noqa: E402
+from training.ppo.pool import OpponentPool, PoolOpponent  # noqa: E402
+from training.ppo.trainer import Args, train  # noqa: E402
 
 
 def teacher_args(run_dir: Path, **changes) -> Args:
@@ -118,7 +118,7 @@ def test_teacher_games_are_reused_when_a_run_starts_again_and_refused_when_playe
 
 
 def test_recording_teacher_records_the_networks_input_and_plays_alpha_beta():
-    from agents.ppo_policy import observe
+    from agents.ppo.policy import observe
 
     teacher = ppo_teacher.RecordingTeacher("alphabeta:depth=2", "tactics")
     state = get_game("awale16").initial(seed=1)

@@ -18,10 +18,10 @@ pytest.importorskip("sb3_contrib")
 
 from test_ppo_selfplay import tiny_args  # noqa: E402
 
-from agents.ppo_checkpoint import open_checkpoint  # noqa: E402
-from training.ppo_config import Args, resolved  # noqa: E402
-from training.ppo_pool import WORKER_GRACE_S, OpponentPool, close_envs, learner_envs  # noqa: E402
-from training.ppo_selfplay import train  # noqa: E402
+from agents.ppo.checkpoint import open_checkpoint  # noqa: E402
+from training.ppo.config import Args, resolved  # noqa: E402
+from training.ppo.pool import WORKER_GRACE_S, OpponentPool, close_envs, learner_envs  # noqa: E402
+from training.ppo.trainer import train  # noqa: E402
 
 
 def workers(parent: psutil.Process | None = None) -> list[psutil.Process]:
@@ -55,7 +55,7 @@ def test_ctrl_c_in_a_terminal_stops_the_learner_and_its_worker_processes_with_on
     options = ["--run-dir", str(run), "--vec-env", "subproc", "--n-envs", "2", "--n-steps", "64", "--batch-size", "64",
                "--net-arch", "16", "--eval-opponents", "random", "--eval-games", "2", "--checkpoint-every", "128",
                "--total-timesteps", "100000000", "--no-progress"]  # fmt: skip
-    process = subprocess.Popen([sys.executable, "-m", "training.ppo_selfplay", *options], stdout=subprocess.PIPE,
+    process = subprocess.Popen([sys.executable, "-m", "training.ppo.trainer", *options], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
     deadline = time.monotonic() + 300
     while not (run / "checkpoints" / "last.zip").exists():

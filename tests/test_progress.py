@@ -1,6 +1,6 @@
 """Progress as users see it: on a terminal a tqdm bar whose time left leaves out the start (the first games carry
 the workers' start-up); in a log file or a pipe plain lines, never a carriage return, the same helper for the
-trainers, the arena and tournaments (training.run_logs.Progress)."""
+trainers, the arena and tournaments (competition.progress.Progress)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import io
 from typer.testing import CliRunner
 
 from awale_apps.cli import app, expand_list_options
-from training import run_logs
+from competition.progress import Clock, Progress
 
 
 class Terminal(io.StringIO):
@@ -29,9 +29,9 @@ def test_the_time_left_leaves_out_the_start(monkeypatch):
     """Two workers take 600 s to start and finish their first games; then a game every 10 s: 80 games left are
     800 s, not the 24,000 s a plain average since the start would predict."""
     clock = FakeClock()
-    monkeypatch.setattr(run_logs.time, "monotonic", clock)
+    monkeypatch.setattr("competition.progress.time.monotonic", clock)
     log = io.StringIO()
-    progress = run_logs.Progress("arena", 100, 0, "game", run_logs.Clock(), stream=log, warmup=2, every=0)
+    progress = Progress("arena", 100, 0, "game", Clock(), stream=log, warmup=2, every=0)
     clock.now += 600
     progress.update(1)
     progress.update(1)
@@ -45,9 +45,9 @@ def test_the_time_left_leaves_out_the_start(monkeypatch):
 
 def test_a_terminal_gets_a_bar_without_a_guess_until_the_rate_is_known(monkeypatch):
     clock = FakeClock()
-    monkeypatch.setattr(run_logs.time, "monotonic", clock)
+    monkeypatch.setattr("competition.progress.time.monotonic", clock)
     screen = Terminal()
-    progress = run_logs.Progress("arena", 10, 0, "game", run_logs.Clock(), stream=screen, warmup=2)
+    progress = Progress("arena", 10, 0, "game", Clock(), stream=screen, warmup=2)
     clock.now += 600
     progress.update(1)
     assert progress.bar.format_dict["rate"] == 0.0  # tqdm shows "?" for the rate and the time left
@@ -68,7 +68,7 @@ def test_the_arena_writes_no_bar_frames_into_a_pipe():
 
 def test_lines_printed_while_a_bar_runs_land_above_it():
     screen = Terminal()
-    progress = run_logs.Progress("tournament", 4, 0, "game", run_logs.Clock(), stream=screen)
+    progress = Progress("tournament", 4, 0, "game", Clock(), stream=screen)
     progress.update(1)
     with progress.above():
         print("game 1: sleeper lost by timeout", file=screen)

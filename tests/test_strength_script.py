@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import training.competition.tasks as tasks_module
+import competition.tasks as tasks_module
 from agents.alphazero.agent import pretrained_path as alphazero_pretrained_path
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "strength.py"

@@ -20,7 +20,7 @@ import pytest
 
 from awale_env.errors import IllegalMoveError
 from awale_env.games import get_game
-from training.competition.store import StoreBusy, StoreError, open_store
+from competition.store import StoreBusy, StoreError, open_store
 
 AWALE = str(Path(sys.executable).with_name("awale"))
 GAME = "awale16_2025"
@@ -295,7 +295,7 @@ def test_a_second_writer_a_corrupt_or_a_foreign_file_and_bad_players_are_one_lin
 def test_the_arena_and_the_referee_write_the_same_store(tmp_path):
     """One file for every result: an arena round robin (``round_robin(db=...)``) and a referee match (``awale referee
     --db``) land in one store, each as an event of its own, readable by the same API."""
-    from training.arena import round_robin
+    from competition.arena import round_robin
 
     db = tmp_path / "all.db"
     arena = round_robin(["random", "greedy"], games_per_pair=2, seed=1, progress=False, db=db, game=GAME)

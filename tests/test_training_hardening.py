@@ -46,7 +46,10 @@ from agents.checkpoint import load_tensors  # noqa: E402
 from agents.ppo import PPOAgent, sb3_model  # noqa: E402
 from awale_env import State  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
-from training import alphazero, ppo_checkpoints, ppo_selfplay, selfplay_pool  # noqa: E402
+from training.alphazero import selfplay_pool  # noqa: E402
+from training.alphazero import trainer as alphazero_trainer  # noqa: E402
+from training.ppo import checkpoints as ppo_checkpoints  # noqa: E402
+from training.ppo import trainer as ppo_trainer  # noqa: E402
 
 
 def one_error_line(capsys) -> str:
@@ -63,7 +66,7 @@ def one_error_line(capsys) -> str:
 def ppo_run(tmp_path_factory) -> Path:
     """A tiny finished PPO run of 512 moves (a checkpoint holding two pool snapshots)."""
     run = tmp_path_factory.mktemp("ppo") / "run"
-    ppo_selfplay.train(tiny_args(run, total_timesteps=512, eval_every=512, checkpoint_every=512))
+    ppo_trainer.train(tiny_args(run, total_timesteps=512, eval_every=512, checkpoint_every=512))
     return run
 
 
@@ -110,7 +113,7 @@ def test_a_ppo_resume_and_sb3_model_refuse_a_checkpoint_carrying_code(ppo_run, t
     hostile = hostile_ppo_checkpoint(kind, ppo_run / "checkpoints" / "last.zip", tmp_path, marker)
     shutil.copy(hostile, run / "checkpoints" / "last.zip")
     with pytest.raises(SystemExit) as stop:
-        ppo_selfplay.main(["--run-dir", str(run), "--resume", "--total-timesteps", "1024"])
+        ppo_trainer.main(["--run-dir", str(run), "--resume", "--total-timesteps", "1024"])
     assert stop.value.code == 2
     err = one_error_line(capsys)
     assert err.startswith(f"error: no complete checkpoint to resume from in {run / 'checkpoints'}: ")
@@ -139,7 +142,7 @@ def test_ppo_path_refuses_a_policy_carrying_code(ppo_run, tmp_path):
 def alphazero_run(tmp_path_factory) -> Path:
     """A tiny AlphaZero run of one generation."""
     run = tmp_path_factory.mktemp("alphazero") / "run"
-    alphazero.train(alphazero_config(run, "--generations", "1", "--workers", "0"))
+    alphazero_trainer.train(alphazero_config(run, "--generations", "1", "--workers", "0"))
     return run
 
 
@@ -154,7 +157,7 @@ def test_alphazero_files_carrying_code_are_refused(alphazero_run, tmp_path, caps
     shutil.copytree(alphazero_run, run)
     torch_file_running_code(run / "state.pt", marker, read_checkpoint(alphazero_run / "state.pt"))
     with pytest.raises(SystemExit) as stop:
-        alphazero.main([*TINY_RUN, "--run-dir", str(run), "--resume", "--generations", "2", "--workers", "0"])
+        alphazero_trainer.main([*TINY_RUN, "--run-dir", str(run), "--resume", "--generations", "2", "--workers", "0"])
     assert stop.value.code == 2
     assert "state.pt' holds serialized Python objects other than tensors" in one_error_line(capsys)
     assert not marker.exists(), "loading the checkpoint ran its code"
@@ -170,11 +173,11 @@ def test_a_truncated_replay_buffer_of_an_older_run_is_one_line(alphazero_run, tm
     np.savez(buffer, **{key: np.asarray(value) for key, value in replay.items()})
     (run / "replay.npz").write_bytes(buffer.getvalue()[:-100])
     with pytest.raises(SystemExit) as stop:
-        alphazero.main([*TINY_RUN, "--run-dir", str(run), "--resume", "--generations", "2", "--workers", "0"])
+        alphazero_trainer.main([*TINY_RUN, "--run-dir", str(run), "--resume", "--generations", "2", "--workers", "0"])
     assert stop.value.code == 2
     assert "replay.npz' is not a readable zip file (truncated or corrupted?)" in one_error_line(capsys)
     (run / "replay.npz").write_bytes(buffer.getvalue())  # whole, it is read
-    alphazero.train(alphazero_config(run, "--resume", "--generations", "2", "--workers", "0"))
+    alphazero_trainer.train(alphazero_config(run, "--resume", "--generations", "2", "--workers", "0"))
     assert [row["generation"] for row in metrics(run)] == ["1", "2"]
     assert not (run / "replay.npz").exists() and "replay" in read_checkpoint(run / "state.pt")
 
@@ -241,12 +244,12 @@ def test_a_full_disk_during_a_ppo_checkpoint_leaves_a_run_that_resumes_from_its_
     run, checkpoints = tmp_path / "run", tmp_path / "run" / "checkpoints"
     fill_disk(monkeypatch, "step_000001024.zip")  # the second checkpoint, after 512 moves
     with pytest.raises(OSError) as failure:
-        ppo_selfplay.train(tiny_args(run))
+        ppo_trainer.train(tiny_args(run))
     assert failure.value.errno == errno.ENOSPC
     assert sorted(p.name for p in checkpoints.iterdir()) == ["last.zip", "step_000000512.zip"]  # no temporary file
     assert os.path.samefile(checkpoints / "last.zip", checkpoints / "step_000000512.zip")  # a second name, no copy
     monkeypatch.undo()  # room again
-    ppo_selfplay.train(tiny_args(run, resume=True))
+    ppo_trainer.train(tiny_args(run, resume=True))
     assert config_of(checkpoints / "last.zip")["num_timesteps"] == 1024
     steps = [int(row["steps"]) for row in read_rows(run)]
     assert steps == [128, 128, 512, 512, 1024, 1024]  # the evaluation logged before the failure was made again
@@ -255,31 +258,31 @@ def test_a_full_disk_during_a_ppo_checkpoint_leaves_a_run_that_resumes_from_its_
     data = (checkpoints / "last.zip").read_bytes()
     (checkpoints / "last.zip").unlink()
     (checkpoints / "last.zip").write_bytes(data[: len(data) // 2])
-    ppo_selfplay.train(tiny_args(run, resume=True, total_timesteps=1536))
+    ppo_trainer.train(tiny_args(run, resume=True, total_timesteps=1536))
     assert config_of(checkpoints / "last.zip")["num_timesteps"] == 1536
     assert [int(row["steps"]) for row in read_rows(run)] == [128, 128, 512, 512, 1024, 1024, 1536, 1536]
 
 
 def test_a_full_disk_during_an_alphazero_generation_loses_nothing(tmp_path, monkeypatch, capsys):
     run = tmp_path / "run"
-    alphazero.train(alphazero_config(run, "--generations", "1", "--workers", "0"))
+    alphazero_trainer.train(alphazero_config(run, "--generations", "1", "--workers", "0"))
     fill_disk(monkeypatch, "state.pt")  # generation 2 wrote best.pt and its metrics row, then the disk is full
     with pytest.raises(SystemExit) as stop:
-        alphazero.main([*TINY_RUN, "--run-dir", str(run), "--resume", "--generations", "2", "--workers", "0"])
+        alphazero_trainer.main([*TINY_RUN, "--run-dir", str(run), "--resume", "--generations", "2", "--workers", "0"])
     assert stop.value.code == 1 and "No space left on device" in one_error_line(capsys)  # as the awale command
     assert not list(run.glob("*.tmp")) and read_checkpoint(run / "state.pt")["generation"] == 1
     save_checkpoint(run / "best.pt", RingNet(alphazero_config(run).network_config()))  # as if gating had promoted one
     monkeypatch.undo()
 
     # a resume goes on from state.pt and first brings best.pt and metrics.csv back to it
-    resumed = alphazero.Run(alphazero.resolved(alphazero_config(run, "--resume", "--workers", "0")))
+    resumed = alphazero_trainer.Run(alphazero_trainer.resolved(alphazero_config(run, "--resume", "--workers", "0")))
     resumed.writer.close()
     assert [row["generation"] for row in metrics(run)] == ["1"]
     state, best = read_checkpoint(run / "state.pt"), read_checkpoint(run / "best.pt")
     for key, value in state["best_state_dict"].items():
         torch.testing.assert_close(best["state_dict"][key], value, rtol=0, atol=0)
     assert best["generation"] == state["best_generation"]
-    alphazero.train(alphazero_config(run, "--resume", "--generations", "2", "--workers", "0"))
+    alphazero_trainer.train(alphazero_config(run, "--resume", "--generations", "2", "--workers", "0"))
     assert [row["generation"] for row in metrics(run)] == ["1", "2"]
 
 
@@ -308,9 +311,9 @@ def test_ppo_killed_mid_run_resumes(tmp_path):
     options = ["--run-dir", str(run), "--total-timesteps", "100000000", "--n-envs", "2", "--n-steps", "64",
                "--batch-size", "64", "--net-arch", "16", "--eval-opponents", "random", "--eval-games", "2",
                "--eval-every", "256", "--checkpoint-every", "128", "--no-progress"]  # fmt: skip
-    start_and_kill(["-m", "training.ppo_selfplay", *options], run / "checkpoints" / "last.zip", tmp_path / "log")
+    start_and_kill(["-m", "training.ppo.trainer", *options], run / "checkpoints" / "last.zip", tmp_path / "log")
     newest = ppo_checkpoints.newest_checkpoint(run).num_timesteps
-    ppo_selfplay.main(["--run-dir", str(run), "--resume", "--total-timesteps", str(newest + 256)])
+    ppo_trainer.main(["--run-dir", str(run), "--resume", "--total-timesteps", str(newest + 256)])
     assert config_of(run / "checkpoints" / "last.zip")["num_timesteps"] == newest + 256
     steps = [int(row["steps"]) for row in read_rows(run)]
     assert steps == sorted(set(steps)) and steps[-1] == newest + 256  # nothing logged twice, nothing past the end
@@ -320,13 +323,23 @@ def test_ppo_killed_mid_run_resumes(tmp_path):
 def test_alphazero_killed_mid_run_resumes_and_its_workers_end(tmp_path):
     psutil = pytest.importorskip("psutil")
     run = tmp_path / "run"
-    command = ["-m", "training.alphazero", *TINY_RUN, "--run-dir", str(run), "--generations", "1000", "--workers", "1"]
+    command = [
+        "-m",
+        "training.alphazero.trainer",
+        *TINY_RUN,
+        "--run-dir",
+        str(run),
+        "--generations",
+        "1000",
+        "--workers",
+        "1",
+    ]
     workers = start_and_kill(command, run / "state.pt", tmp_path / "log")
     assert workers
     _, alive = psutil.wait_procs(workers, timeout=3 * selfplay_pool.WORKER_POLL_SECONDS + 10)
     assert not alive, "a self-play worker outlived its killed learner"
     generation = read_checkpoint(run / "state.pt")["generation"]
-    alphazero.main([*TINY_RUN, "--run-dir", str(run), "--resume", "--generations", str(generation + 1),
+    alphazero_trainer.main([*TINY_RUN, "--run-dir", str(run), "--resume", "--generations", str(generation + 1),
                     "--workers", "0"])  # fmt: skip
     assert [int(row["generation"]) for row in metrics(run)] == list(range(1, generation + 2))
     state, best = read_checkpoint(run / "state.pt"), read_checkpoint(run / "best.pt")

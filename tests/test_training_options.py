@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from agents.extras import MissingExtraError, needs_extra
-from training import alphazero, ppo_selfplay, runs
+from training import runs
+from training.alphazero import trainer as alphazero_trainer
+from training.ppo import trainer as ppo_trainer
 
 AWALE = shutil.which("awale") or str(Path(sys.executable).with_name("awale"))
 
@@ -60,7 +62,7 @@ def test_a_bad_option_is_one_line_and_exit_code_2(tmp_path, trainer, options, na
 def test_a_bad_value_in_a_resumed_runs_config_names_the_field_and_the_file(tmp_path):
     run = tmp_path / "run"
     run.mkdir()
-    (run / alphazero.STATE_FILE).write_bytes(b"")
+    (run / alphazero_trainer.STATE_FILE).write_bytes(b"")
     (run / runs.CONFIG_FILE).write_text(json.dumps({"workers": "x"}))
     done = awale("train", "alphazero", "--run-dir", str(run), "--resume", cwd=tmp_path)
     assert done.returncode == 2, done.stderr
@@ -87,9 +89,9 @@ def test_a_command_needing_ray_without_it_says_what_to_install(tmp_path, command
 @pytest.mark.parametrize(
     "module",
     [
-        ["training.rllib_ppo", "--help"],
-        ["training.tune_ppo_sweep", "--help"],
-        ["training.alphazero", "--backend", "ray", "--generations", "1", "--run-dir", "run"],
+        ["training.rllib.trainer", "--help"],
+        ["training.rllib.tune_sweep", "--help"],
+        ["training.alphazero.trainer", "--backend", "ray", "--generations", "1", "--run-dir", "run"],
     ],
 )
 def test_a_module_needing_ray_run_without_it_says_what_to_install(tmp_path, module):
@@ -122,7 +124,7 @@ def test_needs_extra_keeps_the_error_of_another_missing_module():
 )
 def test_alphazero_config_raises_value_error(options, message):
     with pytest.raises(ValueError, match=message):
-        alphazero.AlphaZeroConfig(**options)
+        alphazero_trainer.AlphaZeroConfig(**options)
 
 
 @pytest.mark.parametrize(
@@ -143,5 +145,5 @@ def test_alphazero_config_raises_value_error(options, message):
 def test_ppo_train_raises_value_error_before_writing_anything(tmp_path, options, message):
     run = tmp_path / "run"
     with pytest.raises(ValueError, match=message):
-        ppo_selfplay.train(ppo_selfplay.Args(run_dir=str(run), progress=False, **options))
+        ppo_trainer.train(ppo_trainer.Args(run_dir=str(run), progress=False, **options))
     assert not run.exists()

@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 from awale_apps.cli import app as cli_app
 from awale_apps.web import create_app
 from awale_env.games import get_game
-from training.arena import round_robin
-from training.competition.store import FaultRecord, Move, PlayerEntry, open_store
-from training.competition.tournament import TournamentSettings, load_players, run_tournament
+from competition.arena import round_robin
+from competition.store import FaultRecord, Move, PlayerEntry, open_store
+from competition.tournament import TournamentSettings, load_players, run_tournament
 
 GAME = "awale16_2025"
 MAX_PLIES = 40

@@ -13,7 +13,7 @@ from agents.alphabeta import WIN, AlphaBetaAgent
 from awale_env.batched import CompiledGames
 from awale_env.testing import check_game
 from awale_env.vector import AwaleVectorEnv
-from training.arena import play_game
+from competition.arena import play_game
 
 
 @pytest.mark.parametrize("opponent", [None, "random"])

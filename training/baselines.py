@@ -7,9 +7,9 @@
 ``checkpoints/iter_*/``; ``awale train alphazero --snapshot-every N``: ``snapshots/gen_*.pt``), each with the
 training time it was written at (the PPO checkpoint's own clock; the RLlib checkpoint's ``trainer.json``; the
 AlphaZero run's ``metrics.csv``), plays each one ``--games`` arena games against every
-anchor (:func:`training.arena.play_match`: mirrored pairs from random openings, seats swapped) and rates it by
+anchor (:func:`competition.arena.play_match`: mirrored pairs from random openings, seats swapped) and rates it by
 maximum likelihood with the anchors' ratings held fixed, so every checkpoint of every run sits on one scale. The
-anchors' ratings come from a round robin among them (:func:`training.arena.round_robin`, ``--anchor-games`` per
+anchors' ratings come from a round robin among them (:func:`competition.arena.round_robin`, ``--anchor-games`` per
 pair, the first anchor at 0), played once and kept in ``<out dir>/anchors.json`` (``--out-dir``, by default
 ``runs/baselines``) for every later curve. With
 ``--after RUN_DIR`` (an imitation run an AlphaZero run started from) that run's network is the curve's first point
@@ -43,10 +43,10 @@ import tyro  # noqa: E402
 
 from agents import format_spec  # noqa: E402
 from agents.extras import MissingExtraError  # noqa: E402
-from agents.ppo_checkpoint import open_checkpoint, read_config  # noqa: E402
+from agents.ppo.checkpoint import open_checkpoint, read_config  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
-from training import arena  # noqa: E402
-from training.rllib_files import TRAINER_FILE, kept_checkpoints  # noqa: E402
+from competition import arena  # noqa: E402
+from training.rllib.files import TRAINER_FILE, kept_checkpoints  # noqa: E402
 
 ANCHORS = ("random", "greedy", "alphabeta:depth=2", "alphabeta:depth=4", "alphabeta:depth=6")
 #: Where ``measure`` writes by default: beside the runs (``runs/<trainer>-<game>``), never into a source tree.

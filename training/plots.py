@@ -3,7 +3,7 @@
     python -m training.plots runs/ppo-awale16                                   # writes runs/ppo-awale16/curves.png
     python -m training.plots runs/ppo-awale16 runs/other --out compared.png    # several runs: --out is required
 
-Reads the ``eval.csv`` that :mod:`training.ppo_selfplay` writes in every run directory; the shaded band is one
+Reads the ``eval.csv`` that :mod:`training.ppo.trainer` writes in every run directory; the shaded band is one
 binomial standard error of each win rate (it shrinks with the game count of the evaluation).
 """
 

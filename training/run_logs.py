@@ -19,7 +19,7 @@ from typing import IO, Any
 from tqdm import tqdm
 
 from agents.checkpoint import atomic_write
-from training import interrupts
+from competition import interrupts
 
 TENSORBOARD_DIR = "tb"
 #: Seconds between two plain progress lines in a log.

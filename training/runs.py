@@ -42,7 +42,7 @@ import tyro
 from agents.checkpoint import atomic_write
 from agents.extras import MissingExtraError
 from agents.registry import format_spec
-from training import interrupts
+from competition import interrupts
 
 CONFIG_FILE = "config.json"
 #: The keys of config.json that say which trainer made the run, and the format of its directory; never an option.

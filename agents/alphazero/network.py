@@ -56,7 +56,7 @@ class NetworkConfig:
     """the game it plays (``awale_env.games.GAMES``)"""
     tactics: bool = False
     """whether each observation is followed by the PPO policies' tactical features (2 per relative action:
-    :func:`agents.ppo_policy.tactics`), seen as :func:`tactic_channels` more input channels; AlphaZero's search feeds
+    :func:`agents.ppo.policy.tactics`), seen as :func:`tactic_channels` more input channels; AlphaZero's search feeds
     the board alone"""
 
     def __post_init__(self) -> None:

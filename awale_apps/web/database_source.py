@@ -1,5 +1,5 @@
 """The games of a results store (``awale serve --db FILE``: the SQLite file of ``awale tournament``, ``awale arena
---db`` and ``awale referee --db``, :mod:`training.competition.store`) as sources of replays, one per event, each
+--db`` and ``awale referee --db``, :mod:`competition.store`) as sources of replays, one per event, each
 with its standings.
 
 The file is opened read-only for each request: a tournament still running on it shows its games as they end, and
@@ -25,7 +25,7 @@ from awale_apps.web.errors import ApiError
 from awale_apps.web.replays import Replay
 from awale_env.errors import IllegalMoveError
 from awale_env.games import get_game
-from training.competition.store import Event, Store, StoredGame, StoreError, open_store
+from competition.store import Event, Store, StoredGame, StoreError, open_store
 
 
 def database_sources(path: str | Path, name: str = "db") -> list[DatabaseSource]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from agents import AGENTS, AgentSpecError, parse_spec
 from awale_apps.web import thinker
-from training.arena import workers_ignore_interrupts
+from competition.arena import workers_ignore_interrupts
 
 #: Offered on the page; any other spec can be typed in.
 PRESETS = (

@@ -19,18 +19,8 @@ import torch
 from agents.alphazero.agent import pretrained_path
 from agents.alphazero.network import build_network
 from agents.registry import format_spec
-from training import arena
-from training.alphazero import AlphaZeroConfig, SelfPlayPool
-from training.competition.store import FAULT_KINDS, open_store
-from training.competition.tournament import (
-    PlayersError,
-    PlayerSpec,
-    TournamentSettings,
-    load_players,
-    make_program_tasks,
-    run_tournament,
-)
-from training.ray_backend import (
+from competition import arena
+from competition.ray_backend import (
     PY_MODULES,
     Actors,
     ActorStartError,
@@ -40,7 +30,17 @@ from training.ray_backend import (
     runtime_env,
     ship_weights,
 )
-from training.ray_selfplay import RaySelfPlayPool
+from competition.store import FAULT_KINDS, open_store
+from competition.tournament import (
+    PlayersError,
+    PlayerSpec,
+    TournamentSettings,
+    load_players,
+    make_program_tasks,
+    run_tournament,
+)
+from training.alphazero.ray_selfplay import RaySelfPlayPool
+from training.alphazero.trainer import AlphaZeroConfig, SelfPlayPool
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -17,7 +17,7 @@ pytest.importorskip("ray.rllib")
 
 import ray
 
-from training.ray_backend import ClusterUnreachableError, cluster_address, connect, runtime_env
+from competition.ray_backend import ClusterUnreachableError, cluster_address, connect, runtime_env
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The issue's bound: ``ray.init`` retried a dead address for more than 120 s.
@@ -101,7 +101,7 @@ def test_a_cluster_of_other_versions_refuses_the_driver_in_one_line(monkeypatch)
     "command",
     [
         ["-m", "awale_apps", "arena", "--agents", "random", "greedy", "--backend", "ray", "--address", "auto"],
-        ["-m", "training.rllib_ppo", "--address", "auto", "--no-progress"],
+        ["-m", "training.rllib.trainer", "--address", "auto", "--no-progress"],
         ["-m", "awale_apps", "tournament", "players.toml", "--backend", "ray", "--address", "auto", "--db", "t.db"],
         ["-m", "awale_apps", "train", "alphazero", "--backend", "ray", "--address", "auto", "--run-dir", "run"],
     ],

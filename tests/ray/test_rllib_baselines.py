@@ -13,10 +13,10 @@ pytest.importorskip("ray.rllib")
 
 import agents  # noqa: E402
 from awale_env.games import DEFAULT_GAME, get_game  # noqa: E402
+from competition.arena import play_game  # noqa: E402
 from training import baselines  # noqa: E402
-from training.arena import play_game  # noqa: E402
-from training.rllib_files import kept_checkpoints  # noqa: E402
-from training.rllib_ppo import RLlibPPOConfig, train  # noqa: E402
+from training.rllib.files import kept_checkpoints  # noqa: E402
+from training.rllib.trainer import RLlibPPOConfig, train  # noqa: E402
 
 TINY = dict(
     env_runners=0,

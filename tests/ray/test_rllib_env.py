@@ -19,7 +19,7 @@ from agents.rllib import ActionMaskingModule, RLlibAgent, build_module, load_pol
 from awale_env import IllegalMoveError
 from awale_env.errors import CheckpointError
 from awale_env.rllib_env import ACTION_MASK, RLlibGameEnv, absolute_action, policy_input
-from training.arena import play_game
+from competition.arena import play_game
 
 
 def test_adapter_plays_a_full_game_without_ray(registry_game):

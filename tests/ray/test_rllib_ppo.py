@@ -14,8 +14,8 @@ pytest.importorskip("ray.rllib")
 
 import agents
 from awale_env.games import DEFAULT_GAME, get_game
-from training.arena import play_game
-from training.rllib_ppo import CHECKPOINT, RLlibPPOConfig, main, train
+from competition.arena import play_game
+from training.rllib.trainer import CHECKPOINT, RLlibPPOConfig, main, train
 
 TINY = dict(
     iterations=1,
@@ -74,7 +74,7 @@ def test_one_iteration_saves_resumes_and_plays_legal_games(local_ray, tmp_path, 
 def test_a_lost_env_runner_is_said_and_counted(local_ray):
     """A dead env runner: RLlib takes it out of service (and restores it only once Ray has restarted its process);
     the trainer's metrics count the healthy ones and its line says so."""
-    from training.rllib_ppo import env_runners_note, metrics_row, ppo_config
+    from training.rllib.trainer import env_runners_note, metrics_row, ppo_config
 
     config = RLlibPPOConfig(**{**TINY, "env_runners": 1, "eval_every": 100})
     algorithm = ppo_config(config).build_algo()

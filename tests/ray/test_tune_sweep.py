@@ -11,8 +11,8 @@ pytest.importorskip("ray.rllib")
 
 import agents
 from awale_env.games import DEFAULT_GAME, get_game
-from training.arena import play_game
-from training.tune_ppo_sweep import SweepConfig, sweep
+from competition.arena import play_game
+from training.rllib.tune_sweep import SweepConfig, sweep
 
 #: The longest line the sweep may print (it once printed each trial's whole RLlib config: 12,863 characters).
 LONGEST_LINE = 300

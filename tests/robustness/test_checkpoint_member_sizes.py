@@ -25,11 +25,11 @@ from test_ppo_selfplay import tiny_args  # noqa: E402
 from agents.alphazero.network import load_network  # noqa: E402
 from agents.checkpoint import MAX_JSON_BYTES  # noqa: E402
 from agents.ppo import PPOAgent  # noqa: E402
-from agents.ppo_checkpoint import read_training_checkpoint  # noqa: E402
-from agents.ppo_policy import PolicyNet  # noqa: E402
+from agents.ppo.checkpoint import read_training_checkpoint  # noqa: E402
+from agents.ppo.policy import PolicyNet  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
 from awale_env.games import DEFAULT_GAME  # noqa: E402
-from training import ppo_selfplay  # noqa: E402
+from training.ppo import trainer as ppo_trainer  # noqa: E402
 
 MIB = 1 << 20
 
@@ -38,7 +38,7 @@ MIB = 1 << 20
 def checkpoint(tmp_path_factory) -> Path:
     """The last checkpoint of a tiny PPO run (net_arch [16])."""
     run = tmp_path_factory.mktemp("ppo") / "run"
-    ppo_selfplay.train(tiny_args(run, total_timesteps=512, eval_every=512, checkpoint_every=512))
+    ppo_trainer.train(tiny_args(run, total_timesteps=512, eval_every=512, checkpoint_every=512))
     return run / "checkpoints" / "last.zip"
 
 

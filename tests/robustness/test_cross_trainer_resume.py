@@ -20,11 +20,14 @@ from test_alphazero_training import config as alphazero_config  # noqa: E402
 from test_imitation import small_config  # noqa: E402
 from test_ppo_selfplay import tiny_args  # noqa: E402
 
-from training import alphazero, imitation, ppo_selfplay, runs  # noqa: E402
+from training import runs  # noqa: E402
+from training.alphazero import imitation  # noqa: E402
+from training.alphazero import trainer as alphazero_trainer  # noqa: E402
+from training.ppo import trainer as ppo_trainer  # noqa: E402
 
 #: The trainers that run here (the RLlib trainer needs Ray: its refusals are :func:`runs.check_run_kind`'s, tested
 #: below without it, and with it in tests/ray).
-MAINS = {"alphazero": alphazero.main, "imitation": imitation.main, "ppo": ppo_selfplay.main}
+MAINS = {"alphazero": alphazero_trainer.main, "imitation": imitation.main, "ppo": ppo_trainer.main}
 KINDS = ("alphazero", "imitation", "ppo", "rllib")
 
 
@@ -40,9 +43,9 @@ def rllib_run(run_dir: Path) -> None:
 def made_runs(tmp_path_factory) -> dict[str, Path]:
     """A finished tiny run of each trainer."""
     root = tmp_path_factory.mktemp("runs")
-    alphazero.train(alphazero_config(root / "alphazero", "--generations", "1", "--workers", "0"))
+    alphazero_trainer.train(alphazero_config(root / "alphazero", "--generations", "1", "--workers", "0"))
     imitation.train(small_config(root, run_dir=str(root / "imitation"), games=2, epochs=1))
-    ppo_selfplay.train(tiny_args(root / "ppo", total_timesteps=512, eval_every=512, checkpoint_every=512))
+    ppo_trainer.train(tiny_args(root / "ppo", total_timesteps=512, eval_every=512, checkpoint_every=512))
     rllib_run(root / "rllib")
     return {kind: root / kind for kind in KINDS}
 
@@ -110,7 +113,7 @@ def test_each_run_is_told_by_its_marker_or_its_files_and_resumes_with_its_own_tr
 def test_a_run_whose_files_belong_to_two_trainers_is_refused_as_ambiguous(made_runs, tmp_path, capsys):
     mixed = shutil.copytree(made_runs["ppo"], tmp_path / "mixed")
     (mixed / runs.CONFIG_FILE).unlink()
-    shutil.copy(made_runs["alphazero"] / alphazero.STATE_FILE, mixed / alphazero.STATE_FILE)
+    shutil.copy(made_runs["alphazero"] / alphazero_trainer.STATE_FILE, mixed / alphazero_trainer.STATE_FILE)
     before = snapshot(mixed)
     for main in MAINS.values():
         with pytest.raises(SystemExit):
@@ -133,7 +136,7 @@ def test_a_run_of_a_newer_format_or_an_unknown_trainer_is_refused(made_runs, tmp
         config.write_text(json.dumps(saved | marker))
         before = snapshot(run_dir)
         with pytest.raises(SystemExit):
-            alphazero.main(["--run-dir", str(run_dir), "--resume", "--no-progress"])
+            alphazero_trainer.main(["--run-dir", str(run_dir), "--resume", "--no-progress"])
         err = capsys.readouterr().err
         assert err.startswith(f"error: {config}: ") and message in err and err.count("\n") == 1, err
         assert snapshot(run_dir) == before
@@ -154,18 +157,18 @@ def test_init_from_refuses_what_is_not_an_alphazero_network_before_making_the_ru
     run_dir = tmp_path / "new"
     init = made_runs["alphazero"].parent / source
     with pytest.raises(SystemExit) as exit_info:
-        alphazero.main(["--run-dir", str(run_dir), "--init-from", str(init), "--no-progress"])
+        alphazero_trainer.main(["--run-dir", str(run_dir), "--init-from", str(init), "--no-progress"])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: --init-from {str(init)!r} {message}") and err.count("\n") == 1, err
     if source in ("alphazero", "imitation"):
-        assert f"({init / alphazero.BEST_FILE})" in err
+        assert f"({init / alphazero_trainer.BEST_FILE})" in err
     assert not run_dir.exists()
 
 
 def test_init_from_an_imitation_runs_network_starts_an_alphazero_run(made_runs, tmp_path):
     best = made_runs["imitation"] / imitation.BEST_FILE
-    run = alphazero.train(
+    run = alphazero_trainer.train(
         alphazero_config(tmp_path / "az", "--generations", "1", "--workers", "0", "--init-from", str(best))
     )
     assert runs.run_kind(run.dir) == "alphazero"
@@ -173,11 +176,11 @@ def test_init_from_an_imitation_runs_network_starts_an_alphazero_run(made_runs, 
 
 def test_the_rllib_command_refuses_another_trainers_run(runs_of_each, capsys):
     pytest.importorskip("ray.rllib")
-    from training import rllib_ppo
+    from training.rllib import trainer as rllib_trainer
 
     before = snapshot(runs_of_each["alphazero"])
     with pytest.raises(SystemExit) as exit_info:
-        rllib_ppo.main(["--run-dir", str(runs_of_each["alphazero"]), "--resume"])
+        rllib_trainer.main(["--run-dir", str(runs_of_each["alphazero"]), "--resume"])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: {runs_of_each['alphazero']} holds a run of `awale train alphazero`, not of ")

@@ -20,14 +20,15 @@ from test_imitation import small_config  # noqa: E402
 
 from awale_env.errors import CheckpointError  # noqa: E402
 from awale_env.games import get_game  # noqa: E402
-from training import imitation, run_logs  # noqa: E402
+from competition.progress import Clock, Progress  # noqa: E402
+from training.alphazero import imitation  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory):
     """A run directory holding the two chunks of four teacher games, and its configuration."""
     config = small_config(tmp_path_factory.mktemp("imitation"))
-    progress = run_logs.Progress("", 2, 0, "chunk", run_logs.Clock(), False)
+    progress = Progress("", 2, 0, "chunk", Clock(), False)
     imitation.play_chunks(config, [0, 1], progress)
     return config
 
@@ -106,9 +107,9 @@ def busy_seconds(process) -> float:
 
 
 TEACHER_GAMES = {
-    "imitation": (["training.imitation", "--games", "400", "--games-per-chunk", "200", "--workers", "2"],
+    "imitation": (["training.alphazero.imitation", "--games", "400", "--games-per-chunk", "200", "--workers", "2"],
                   imitation.CHUNKS_DIR),
-    "ppo cloning": (["training.ppo_selfplay", "--teacher-games", "400", "--teacher-games-per-chunk", "200",
+    "ppo cloning": (["training.ppo.trainer", "--teacher-games", "400", "--teacher-games-per-chunk", "200",
                      "--teacher-workers", "2"], "teacher/games"),
 }  # fmt: skip
 

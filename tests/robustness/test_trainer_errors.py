@@ -18,11 +18,15 @@ pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
 from agents.checkpoint import atomic_write  # noqa: E402
-from agents.ppo_checkpoint import read_training_checkpoint  # noqa: E402
+from agents.ppo.checkpoint import read_training_checkpoint  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
-from training import alphazero, imitation, ppo_checkpoints, ppo_selfplay, run_logs, runs  # noqa: E402
+from training import run_logs, runs  # noqa: E402
+from training.alphazero import imitation  # noqa: E402
+from training.alphazero import trainer as alphazero_trainer  # noqa: E402
+from training.ppo import checkpoints as ppo_checkpoints  # noqa: E402
+from training.ppo import trainer as ppo_trainer  # noqa: E402
 
-MAINS = {"alphazero": alphazero.main, "imitation": imitation.main, "ppo": ppo_selfplay.main}
+MAINS = {"alphazero": alphazero_trainer.main, "imitation": imitation.main, "ppo": ppo_trainer.main}
 HUGE = "1000000000000000000000"
 DEEP_JSON = "[" * 100_000 + "]" * 100_000
 

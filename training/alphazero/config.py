@@ -1,0 +1,233 @@
+"""The settings of an AlphaZero run (:class:`AlphaZeroConfig`, every field a command-line option of ``awale train
+alphazero``) and the network shape options every trainer of a :class:`RingNet` shares (:class:`NetworkOptions`):
+apart from the trainer so that its self-play workers (processes or Ray actors) read them without the trainer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Annotated, Any
+
+import tyro
+
+from agents.alphazero.mcts import SearchConfig
+from agents.alphazero.network import NETWORK_LIMITS, NetworkConfig
+from agents.extras import needs_extra
+from awale_env.games import DEFAULT_GAME, GAMES
+from competition.pool import BACKENDS
+from training import runs
+
+#: The options a resume may change: the run's length, its workers, its reference matches and how it runs here.
+RESUMABLE = (
+    "generations",
+    "workers",
+    "reference_every",
+    "references",
+    "reference_games",
+    "reference_simulations",
+    "snapshot_every",
+    "torch_threads",
+    "progress",
+    "backend",
+    "address",
+    "runtime_env",
+)
+
+#: The bounds of the integer options (:func:`training.runs.check_integers`): what sizes memory (search trees, the
+#: replay buffer, batches), processes and threads is kept to what a machine holds.
+BOUNDS = {
+    "seed": (0, runs.MAX_SEED),
+    "generations": (1, runs.MAX_COUNT),
+    "channels": (1, NETWORK_LIMITS["channels"]),
+    "blocks": (1, NETWORK_LIMITS["blocks"]),
+    "value_hidden": (1, NETWORK_LIMITS["value_hidden"]),
+    "simulations": (1, 100_000),
+    "temperature_moves": (0, runs.MAX_PLIES),
+    "max_plies": (1, runs.MAX_PLIES),
+    "workers": (0, runs.MAX_WORKERS),
+    "games_per_worker": (1, 4096),
+    "moves_per_generation": (1, runs.MAX_PLIES),
+    "replay_size": (1, 5_000_000),
+    "min_replay": (0, 5_000_000),
+    "batch_size": (1, 65_536),
+    "torch_threads": (1, runs.MAX_TORCH_THREADS),
+    "gate_every": (1, runs.MAX_COUNT),
+    "gate_games": (1, 4096),
+    "gate_simulations": (1, 100_000),
+    "reference_every": (0, runs.MAX_COUNT),
+    "reference_games": (1, 100_000),
+    "reference_simulations": (1, 100_000),
+    "snapshot_every": (0, runs.MAX_COUNT),
+}
+#: The most games x simulations of one batched search (its trees: about 20 bytes per node, a node per move of each
+#: simulation: up to 2.7 GB for a game of 64 moves).
+MAX_SEARCH_NODES = 1 << 21
+MAX_SAMPLE_REUSE = 1000.0
+
+
+@dataclass
+class NetworkOptions:
+    """The shape of the network a trainer makes (:class:`RingNet`), options of every trainer of one; the trainer's
+    configuration names the ``game``."""
+
+    channels: int = 64
+    """convolution channels of the residual trunk"""
+    blocks: int = 4
+    """residual blocks"""
+    value_hidden: int = 64
+    """hidden units of the value head"""
+
+    def network_config(self) -> NetworkConfig:
+        return NetworkConfig(channels=self.channels, blocks=self.blocks, value_hidden=self.value_hidden, game=self.game)
+
+
+@dataclass
+class AlphaZeroConfig(NetworkOptions):
+    """Hyper-parameters of an AlphaZero run (all settable from the command line)."""
+
+    run_dir: Annotated[str | None, runs.computed_default("runs/alphazero-<game>", "DIR")] = None
+    """the run's directory: config.json, checkpoints, metrics.csv and TensorBoard events (tb/)"""
+    seed: int = 0
+    """seed of self-play, training and evaluation"""
+    resume: Annotated[bool, runs.resume_option(RESUMABLE)] = False
+    generations: int = 200
+    """generations to train (self-play, training, evaluation)"""
+    game: Annotated[str, tyro.conf.arg(help=f"the game to learn: {', '.join(GAMES)}")] = DEFAULT_GAME
+    # network (its shape: NetworkOptions)
+    init_from: Annotated[str | None, runs.computed_default("a new network", "CHECKPOINT")] = None
+    """start from the network of this AlphaZero checkpoint (a run's best.pt, the shipped network's file), of the
+    run's game and shape, instead of a new one"""
+    # search and self-play
+    simulations: int = 100
+    """simulations per self-play move"""
+    c_puct: float = 1.5
+    """PUCT exploration weight"""
+    fpu_reduction: float = 0.2
+    """first-play urgency: unvisited children get the parent's value minus this"""
+    dirichlet_alpha: float = 0.5
+    """root Dirichlet noise concentration"""
+    noise_fraction: float = 0.25
+    """share of root prior replaced by noise"""
+    temperature_moves: int = 16
+    """plies played in proportion to visit counts (temperature 1) before playing the most visited move"""
+    max_plies: Annotated[int | None, runs.computed_default("the game's ply limit", "INT")] = None
+    """ply limit of the self-play and gating games"""
+    workers: int = 2
+    """self-play worker processes (0: self-play in the learner's process), or Ray actors with --backend ray"""
+    backend: str = "process"
+    """where self-play runs: process (worker processes here) or ray (Ray actors; needs the rllib extra)"""
+    address: Annotated[str | None, runs.computed_default("start Ray here", "ADDRESS")] = None
+    """with --backend ray, the Ray cluster to join ("auto": the one started here)"""
+    runtime_env: Annotated[str | None, runs.computed_default("none", "JSON|FILE")] = None
+    """with --backend ray, Ray's runtime environment for the actors: a JSON object or a JSON/YAML file (working_dir,
+    py_modules, pip; docs/distributed.md)"""
+    games_per_worker: int = 128
+    """games each worker plays side by side (the network's batch size)"""
+    moves_per_generation: int = 24
+    """moves each worker plays in each of its games per generation"""
+    # training
+    replay_size: int = 150_000
+    """samples kept in the replay buffer"""
+    min_replay: int = 4_000
+    """samples needed before training starts"""
+    batch_size: int = 256
+    """samples per training step"""
+    sample_reuse: float = 4.0
+    """training steps per generation = new samples * sample_reuse / batch_size"""
+    learning_rate: float = 1e-3
+    """AdamW learning rate"""
+    weight_decay: float = 1e-4
+    """AdamW weight decay"""
+    value_loss_weight: float = 1.0
+    """weight of the value loss against the policy loss"""
+    augment: bool = True
+    """train on a random rotation of each sample, in a game whose board has rotations (Game.symmetry_step)"""
+    torch_threads: int = 1
+    """torch threads of the learner (each worker uses one)"""
+    # evaluation
+    gate_every: int = 4
+    """generations between gating matches (candidate vs best)"""
+    gate_games: int = 64
+    """games of a gating match (pairs with seats swapped)"""
+    gate_simulations: int = 64
+    """simulations per move in gating matches"""
+    gate_threshold: float = 0.55
+    """score the candidate needs against the best network to replace it"""
+    reference_every: int = 20
+    """generations between reference matches (0: never)"""
+    references: tuple[str, ...] = ("greedy", "alphabeta:depth=4", "mcts:simulations=2000")
+    """arena agent specs the best network plays"""
+    reference_games: int = 10
+    """games against each reference (even: pairs with seats swapped)"""
+    reference_simulations: int = 100
+    """simulations per move of the best network in reference matches"""
+    snapshot_every: int = 0
+    """generations between copies of best.pt kept as snapshots/gen_<generation>.pt, for learning curves (0: none)"""
+    progress: bool = True
+    """show progress: a bar on a terminal, a line per generation in a log"""
+
+    def __post_init__(self) -> None:
+        if not runs.parsing():  # on the command line, runs.parse checks once tyro is done
+            self.check()
+
+    def check(self) -> None:
+        """ValueError naming the first bad option and what it allows; run whenever a configuration is
+        built, from Python, a command line or a run's config.json."""
+        for name in ("c_puct", "dirichlet_alpha", "learning_rate"):
+            runs.check_number(self, name, 0, exclusive=True)
+        for name in ("weight_decay", "value_loss_weight"):
+            runs.check_number(self, name, 0)
+        for name in ("noise_fraction", "gate_threshold"):
+            runs.check_number(self, name, 0, 1)
+        runs.check_types(self)
+        if self.game not in GAMES:
+            raise ValueError(f"--game must be one of {', '.join(GAMES)}, got {self.game!r}")
+        runs.check_number(self, "sample_reuse", 0, MAX_SAMPLE_REUSE, exclusive=True)
+        runs.check_integers(self, BOUNDS)
+        for games, simulations in (("games_per_worker", "simulations"), ("gate_games", "gate_simulations")):
+            if getattr(self, games) * getattr(self, simulations) > MAX_SEARCH_NODES:
+                raise ValueError(
+                    f"{runs.option(games)} x {runs.option(simulations)} must be at most {MAX_SEARCH_NODES:,} (the "
+                    f"search trees of a batch of games), got {getattr(self, games)} x {getattr(self, simulations)}"
+                )
+        if self.min_replay > self.replay_size:
+            raise ValueError(f"--min-replay must be at most --replay-size ({self.replay_size}), got {self.min_replay}")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        if self.backend == "ray":
+            if self.workers < 1:
+                raise ValueError("--backend ray plays on --workers Ray actors: --workers must be at least 1")
+            with needs_extra("--backend ray"):  # a missing Ray said before the run directory is made
+                import ray  # noqa: F401
+        for name in ("gate_games", "reference_games"):
+            if getattr(self, name) % 2:
+                raise ValueError(f"{name} must be even (pairs with seats swapped), got {getattr(self, name)}")
+        self.network_config()
+        self.search_config()
+        if self.reference_every:
+            self._check_references()
+
+    def _check_references(self) -> None:
+        """Fail now, not at the first reference match (whose errors a run only reports), on a reference agent that
+        cannot be built or does not play the game."""
+        from agents import make  # the registry builds agents lazily: cheap for the usual references
+        from agents.base import game_refusal
+
+        for spec in self.references:
+            refusal = game_refusal(make(spec), spec, self.game)
+            if refusal is not None:
+                raise ValueError(f"references: {refusal}")
+
+    def search_config(self, simulations: int | None = None) -> SearchConfig:
+        return SearchConfig(
+            simulations=simulations or self.simulations,
+            c_puct=self.c_puct,
+            fpu_reduction=self.fpu_reduction,
+            dirichlet_alpha=self.dirichlet_alpha,
+            noise_fraction=self.noise_fraction,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["references"] = list(self.references)
+        return data

@@ -1,0 +1,542 @@
+"""Imitation: an AlphaZero network's first weights learnt from alpha-beta's games, a head start for self-play.
+
+Self-play from random weights learns slowly where games are long and moves many (the 2025 edition: 64 actions,
+150-250 plies); alpha-beta with the game's tuned evaluation already plays such a game well. This trainer plays
+``--games`` games of alpha-beta at ``--teacher-depth`` against itself (each from a random opening of
+``--opening-min``..``--opening-max`` plies, ties broken at random) and trains the AlphaZero network on every position
+the teacher searched: the policy to the teacher's move, the value to a mix of the game's outcome and the teacher's
+search value (``--score-weight``; the value's scale is fitted to the outcomes). The result, ``best.pt``, is an
+AlphaZero checkpoint: play it (``alphazero:path=...``) or go on with self-play from it
+(``awale train alphazero --init-from .../best.pt``).
+
+Run ``awale train imitation --help`` (or ``python -m training.alphazero.imitation --help``). The run directory follows
+the trainers' conventions (:mod:`training.runs`: ``--run-dir``, default ``runs/imitation-<game>``, ``--resume``,
+``config.json``, ``tb/``) and holds ``games/chunk-*.npz`` (the teacher's samples, ``--games-per-chunk`` games per
+file, each written atomically by a worker process), ``state.pt`` (the network, optimizer and counters after each
+epoch), ``best.pt`` (the network of the epoch with the lowest validation loss) and ``metrics.csv`` (one row per
+epoch). A kill loses at most the chunks being played or the epoch being trained; ``--resume`` goes on from there, and
+may ask for more games or epochs. Every file is read without unpickling.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import json
+import math
+import multiprocessing as mp
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import torch
+import tyro
+from torch.nn import functional as F
+
+from agents.alphabeta import MAX_DEPTH, AlphaBetaAgent
+from agents.alphazero.network import (
+    NETWORK_LIMITS,
+    CheckpointError,
+    RingNet,
+    build_network,
+    checkpoint_network_config,
+    network_from_checkpoint,
+    num_rotations,
+    read_checkpoint,
+    rotate_samples,
+    save_checkpoint,
+)
+from agents.alphazero.selfplay import absolute_of_relative
+from agents.checkpoint import atomic_write, load_arrays
+from awale_env.games import DEFAULT_GAME, GAMES, get_game
+from competition.progress import Clock, Progress
+from training import run_logs, runs
+from training.alphazero.config import NetworkOptions
+
+TRAINER_NAME = "imitation"
+STATE_FILE = "state.pt"
+BEST_FILE = "best.pt"
+CHUNKS_DIR = "games"
+#: Arrays of a chunk of teacher games, one row per position the teacher searched.
+CHUNK_ARRAYS = ("obs", "action", "outcome", "score", "scored", "game")
+#: The options a resume may change: how many games and epochs, and how the run uses this machine.
+RESUMABLE = ("games", "epochs", "workers", "torch_threads", "progress")
+
+#: The bounds of the integer options (:func:`training.runs.check_integers`): the samples of every game are held in
+#: memory at once, so the games are bounded too.
+BOUNDS = {
+    "seed": (0, runs.MAX_SEED),
+    "channels": (1, NETWORK_LIMITS["channels"]),
+    "blocks": (1, NETWORK_LIMITS["blocks"]),
+    "value_hidden": (1, NETWORK_LIMITS["value_hidden"]),
+    "games": (1, 1_000_000),
+    "teacher_depth": (1, MAX_DEPTH),
+    "opening_min": (0, 1000),
+    "opening_max": (0, 1000),
+    "max_plies": (1, runs.MAX_PLIES),
+    "games_per_chunk": (1, 10_000),
+    "workers": (0, runs.MAX_WORKERS),
+    "epochs": (1, 1_000_000),
+    "batch_size": (1, 65_536),
+    "validation_every": (2, runs.MAX_COUNT),
+    "torch_threads": (1, runs.MAX_TORCH_THREADS),
+}
+
+
+@dataclass
+class ImitationConfig(NetworkOptions):
+    """Options of an imitation run (all settable from the command line)."""
+
+    run_dir: Annotated[str | None, runs.computed_default("runs/imitation-<game>", "DIR")] = None
+    """the run's directory: config.json, the teacher's games, checkpoints, metrics.csv and TensorBoard events (tb/)"""
+    seed: int = 0
+    """seed of the openings, the teacher's tie-breaks and training"""
+    resume: Annotated[bool, runs.resume_option(RESUMABLE)] = False
+    game: Annotated[str, tyro.conf.arg(help=f"the game to learn: {', '.join(GAMES)}")] = DEFAULT_GAME
+    # the teacher's games
+    games: int = 2000
+    """games alpha-beta plays against itself"""
+    teacher_depth: int = 6
+    """depth of the teacher's search (alpha-beta with the game's tuned evaluation)"""
+    opening_min: int = 4
+    """fewest random plies before the teacher plays (they give no samples)"""
+    opening_max: int = 16
+    """most random plies before the teacher plays"""
+    max_plies: Annotated[int | None, runs.computed_default("the game's ply limit", "INT")] = None
+    """ply limit of the teacher's games"""
+    games_per_chunk: int = 40
+    """games per file of samples (a worker's unit of work)"""
+    workers: int = 2
+    """processes playing the teacher's games"""
+    # training
+    score_weight: float = 0.5
+    """share of the teacher's search value in the value target (the rest: the game's outcome)"""
+    epochs: int = 8
+    """passes over the training positions"""
+    batch_size: int = 256
+    """positions per training step"""
+    learning_rate: float = 2e-3
+    """AdamW learning rate at the start (cosine decay to a twentieth of it at the last epoch)"""
+    weight_decay: float = 1e-4
+    """AdamW weight decay"""
+    validation_every: int = 20
+    """every this many-th game is kept out of training to measure the network on"""
+    augment: bool = True
+    """train on a random rotation of each sample, in a game whose board has rotations (Game.symmetry_step)"""
+    torch_threads: int = 2
+    """torch threads of the training"""
+    progress: bool = True
+    """show progress: a bar on a terminal, a line per chunk and epoch in a log"""
+
+    def __post_init__(self) -> None:
+        if not runs.parsing():  # on the command line, runs.parse checks once tyro is done
+            self.check()
+
+    def check(self) -> None:
+        """ValueError naming the first bad option and what it allows."""
+        runs.check_types(self)
+        if self.game not in GAMES:
+            raise ValueError(f"--game must be one of {', '.join(GAMES)}, got {self.game!r}")
+        runs.check_number(self, "learning_rate", 0, exclusive=True)
+        runs.check_number(self, "weight_decay", 0)
+        runs.check_number(self, "score_weight", 0, 1)
+        runs.check_integers(self, BOUNDS)
+        if self.opening_max < self.opening_min:
+            raise ValueError(
+                f"--opening-max must be at least --opening-min ({self.opening_min}), got {self.opening_max}"
+            )
+
+    @property
+    def chunks(self) -> int:
+        return math.ceil(self.games / self.games_per_chunk)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# --- the teacher's games -------------------------------------------------------------------------------------------
+
+
+def chunk_path(run_dir: Path, chunk: int) -> Path:
+    return run_dir / CHUNKS_DIR / f"chunk-{chunk:05d}.npz"
+
+
+def play_teacher_game(
+    config: ImitationConfig, index: int, teacher: AlphaBetaAgent, student: Callable[[Any], int] | None = None
+) -> dict[str, np.ndarray]:
+    """Game ``index`` of the run: a random opening, then ``teacher`` for both players; one row per teacher move:
+    the observation, the move (relative to the mover, as the network numbers them), the outcome for the mover,
+    the teacher's search value and whether it searched (a lone legal move is not searched). With ``student`` (a
+    State to the move it plays), the student plays the seat ``index % 2`` and the teacher only says there what it
+    would play (the row's ``student`` is true): the positions are those the student reaches (DAgger)."""
+    game = get_game(config.game)
+    rng = np.random.default_rng([config.seed, index])
+    state = game.initial(max_plies=config.max_plies, seed=int(rng.integers(1 << 62)))
+    for _ in range(int(rng.integers(config.opening_min, config.opening_max + 1))):
+        if state.is_terminal:
+            break
+        state = state.play(int(rng.choice(state.legal_actions())))
+    teacher.reset(int(rng.integers(1 << 31)))
+    relative = np.argsort(absolute_of_relative(game), axis=1)  # relative[player][absolute action]
+    obs, action, player, score, scored, students = [], [], [], [], [], []
+    while not state.is_terminal:
+        move = teacher.act(state)
+        obs.append(state.observation_tensor())
+        action.append(relative[state.to_move][move])
+        player.append(state.to_move)
+        score.append(teacher.last_search["value"])
+        scored.append(teacher.last_search["depth"] > 0)
+        students.append(student is not None and state.to_move == index % 2)
+        state = state.play(student(state) if students[-1] else move)
+    winner = state.winner
+    outcome = [0.0 if winner is None else (1.0 if p == winner else -1.0) for p in player]
+    return {
+        "obs": np.asarray(obs, np.float32).reshape(-1, game.obs_size),
+        "action": np.asarray(action, np.int16),
+        "outcome": np.asarray(outcome, np.float32),
+        "score": np.asarray(score, np.int32),
+        "scored": np.asarray(scored, np.bool_),
+        "game": np.full(len(action), index, np.int32),
+        "student": np.asarray(students, np.bool_),
+    }
+
+
+def play_chunk(config: dict[str, Any], chunk: int) -> int:
+    """Play the games of ``chunk`` and write their samples to its file (atomically); return the chunk."""
+    cfg = ImitationConfig(**config)
+    teacher = AlphaBetaAgent(depth=cfg.teacher_depth)
+    games = [play_teacher_game(cfg, i, teacher) for i in chunk_games(cfg, chunk)]
+    arrays = {name: np.concatenate([g[name] for g in games]) for name in CHUNK_ARRAYS}
+    path = chunk_path(Path(cfg.run_dir), chunk)
+    atomic_write(path, lambda file: np.savez(file, **arrays))
+    return chunk
+
+
+def chunk_games(config: ImitationConfig, chunk: int) -> range:
+    """The indices of the games of ``chunk``."""
+    first = chunk * config.games_per_chunk
+    return range(first, min(first + config.games_per_chunk, config.games))
+
+
+def missing_chunks(config: ImitationConfig) -> list[int]:
+    """The chunks still to play: no file yet, or a file from a run with fewer ``--games`` that holds only the first
+    of this chunk's games (a file that cannot be read is left for :func:`read_chunks` to name)."""
+    missing = []
+    for chunk in range(config.chunks):
+        path = chunk_path(Path(config.run_dir), chunk)
+        if not path.exists():
+            missing.append(chunk)
+            continue
+        try:
+            with np.load(path, allow_pickle=False) as npz:
+                played = len(np.unique(npz["game"]))
+        except Exception:  # numpy raises ValueError, KeyError, BadZipFile, ... depending on the damage
+            continue
+        if played < len(chunk_games(config, chunk)):
+            missing.append(chunk)
+    return missing
+
+
+def play_chunks(config: ImitationConfig, chunks: list[int], progress: Progress) -> None:
+    """Play ``chunks`` in ``config.workers`` processes (none: here), updating ``progress`` as each is written."""
+    chunk_path(Path(config.run_dir), 0).parent.mkdir(parents=True, exist_ok=True)
+    if config.workers == 0 or not chunks:
+        for chunk in chunks:
+            play_chunk(config.to_dict(), chunk)
+            progress.update(1, f"chunk {chunk} of the teacher's games written")
+        return
+    with worker_pool(min(config.workers, len(chunks))) as pool:
+        for chunk in pool.imap_unordered(_play_chunk_job, [(config.to_dict(), chunk) for chunk in chunks]):
+            progress.update(1, f"chunk {chunk} of the teacher's games written")
+
+
+def _play_chunk_job(job: tuple[dict[str, Any], int]) -> int:
+    return play_chunk(*job)
+
+
+def worker_pool(processes: int) -> Any:
+    """A pool of ``processes`` spawned workers that end with this process however it ends (:func:`die_with_parent`):
+    the teacher's games of the imitation trainer and of PPO's cloning are played in one."""
+    return mp.get_context("spawn").Pool(processes, initializer=die_with_parent, initargs=(os.getpid(),))
+
+
+#: prctl's option that sends this process a signal when its parent dies (Linux).
+PR_SET_PDEATHSIG = 1
+#: Seconds between two looks of a worker at its parent, where prctl is missing.
+PARENT_POLL_SECONDS = 1.0
+
+
+def die_with_parent(parent: int) -> None:
+    """Pool worker initializer: the worker ends when the trainer's process ``parent`` dies, even killed with SIGKILL
+    (which runs no cleanup and leaves the pool to play its chunks to the end): on Linux the kernel kills it
+    (prctl PDEATHSIG), elsewhere a thread of its own sees it orphaned within :data:`PARENT_POLL_SECONDS`."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    else:
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(PARENT_POLL_SECONDS)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the watch began
+        os._exit(1)
+
+
+def read_chunks(config: ImitationConfig) -> dict[str, np.ndarray]:
+    """The samples of the chunks of the run's ``games``, checked; CheckpointError for a damaged file."""
+    game = get_game(config.game)
+    parts = []
+    for chunk in range(config.chunks):
+        path = chunk_path(Path(config.run_dir), chunk)
+        parts.append(check_chunk(load_arrays(path.read_bytes(), repr(str(path))), repr(str(path)), game))
+    return {name: np.concatenate([p[name] for p in parts]) for name in CHUNK_ARRAYS}
+
+
+#: The kind of values of each array of a chunk (numpy's dtype kinds: f float, i/u integer, b bool).
+CHUNK_KINDS = {"obs": "f", "action": "iu", "outcome": "f", "score": "iu", "scored": "b", "game": "iu"}
+
+
+def check_chunk(arrays: dict[str, np.ndarray], source: str, game: Any) -> dict[str, np.ndarray]:
+    """The arrays of a chunk of ``game``'s teacher samples, checked: CheckpointError naming ``source`` and the array
+    that is missing, of the wrong shape or kind, or holds values no teacher game gives (a NaN or an infinity, a move
+    outside the game's, an outcome other than -1, 0 or 1), so that nothing damaged is trained on."""
+    n = len(arrays.get("action", ()))
+    shapes = {"obs": (n, game.obs_size), **{name: (n,) for name in CHUNK_ARRAYS[1:]}}
+    for name, shape in shapes.items():
+        if name not in arrays or arrays[name].shape != shape:
+            found = "missing" if name not in arrays else f"of shape {arrays[name].shape}"
+            raise CheckpointError(
+                f"{source}: array {name!r} is {found}, not {shape} (a chunk holds teacher samples of {game.name}: "
+                f"{', '.join(shapes)})"
+            )
+        if arrays[name].dtype.kind not in CHUNK_KINDS[name]:
+            kind = {"f": "floats", "iu": "integers", "b": "booleans"}[CHUNK_KINDS[name]]
+            raise CheckpointError(f"{source}: array {name!r} holds {arrays[name].dtype}, not {kind}")
+    for name in ("obs", "outcome"):
+        if not np.isfinite(arrays[name]).all():
+            raise CheckpointError(f"{source}: array {name!r} holds non-finite values (NaN or infinity)")
+    if n and not (0 <= arrays["action"].min() and arrays["action"].max() < game.num_actions):
+        raise CheckpointError(f"{source}: array 'action' holds moves outside 0-{game.num_actions - 1}")
+    if not np.isin(arrays["outcome"], (-1.0, 0.0, 1.0)).all():
+        raise CheckpointError(f"{source}: array 'outcome' holds values other than -1, 0 and 1")
+    return {name: arrays[name] for name in CHUNK_ARRAYS}
+
+
+def fit_score_scale(score: np.ndarray, outcome: np.ndarray) -> float:
+    """The scale ``s`` for which ``tanh(score / s)`` best predicts the outcomes (least squares over a grid)."""
+    scales = np.geomspace(1, 10_000, 161)
+    errors = [np.mean((np.tanh(score / s) - outcome) ** 2) for s in scales]
+    return float(scales[int(np.argmin(errors))])
+
+
+def value_targets(samples: dict[str, np.ndarray], scale: float, weight: float) -> np.ndarray:
+    """The outcome, mixed with ``tanh(score / scale)`` with ``weight`` where the teacher searched."""
+    searched = np.tanh(samples["score"] / scale).astype(np.float32)
+    mixed = (1 - weight) * samples["outcome"] + weight * searched
+    return np.where(samples["scored"], mixed, samples["outcome"]).astype(np.float32)
+
+
+# --- training ------------------------------------------------------------------------------------------------------
+
+
+def losses(net: RingNet, obs: np.ndarray, action: np.ndarray, value: np.ndarray) -> tuple[torch.Tensor, ...]:
+    """Cross-entropy to the teacher's moves, squared error to the value targets, and the share of moves matched."""
+    logits, predicted = net(torch.from_numpy(obs))
+    target = torch.from_numpy(action.astype(np.int64))
+    policy_loss = F.cross_entropy(logits, target)
+    value_loss = F.mse_loss(predicted, torch.from_numpy(value))
+    agreement = (logits.argmax(1) == target).float().mean()
+    return policy_loss, value_loss, agreement
+
+
+def evaluate(net: RingNet, obs: np.ndarray, action: np.ndarray, value: np.ndarray) -> dict[str, float]:
+    """Mean losses and agreement of ``net`` on held-out positions."""
+    net.eval()
+    totals = np.zeros(3)
+    with torch.no_grad():
+        for start in range(0, len(action), 4096):
+            part = slice(start, start + 4096)
+            totals += [float(x) * len(action[part]) for x in losses(net, obs[part], action[part], value[part])]
+    policy, value_error, agreement = (float(x) for x in totals / max(len(action), 1))
+    return {"val_policy_loss": policy, "val_value_loss": value_error, "val_agreement": agreement}
+
+
+def learning_rate(config: ImitationConfig, progress: float) -> float:
+    """Cosine decay from the configured rate to a twentieth of it over the run (``progress`` in [0, 1])."""
+    return config.learning_rate * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+def train_epoch(
+    net: RingNet, optimizer: torch.optim.Optimizer, data: tuple[np.ndarray, ...], config: ImitationConfig,
+    epoch: int, rng: np.random.Generator,
+) -> dict[str, float]:  # fmt: skip
+    """One pass over the training positions in random order (each turned by a random rotation when augmenting)."""
+    obs, action, value = data
+    game = get_game(config.game)
+    order = rng.permutation(len(action))
+    steps = max(len(order) // config.batch_size, 1)
+    totals = np.zeros(3)
+    net.train()
+    for step in range(steps):
+        for group in optimizer.param_groups:
+            group["lr"] = learning_rate(config, (epoch + step / steps) / config.epochs)
+        rows = order[step * config.batch_size : (step + 1) * config.batch_size]
+        batch_obs, batch_action = obs[rows], action[rows]
+        if config.augment and game.symmetry_step:
+            one_hot = np.eye(game.num_actions, dtype=np.float32)[batch_action]
+            shifts = rng.integers(0, num_rotations(game), len(rows))
+            batch_obs, one_hot = rotate_samples(batch_obs, one_hot, shifts, game)
+            batch_action = one_hot.argmax(1)
+        policy_loss, value_loss, agreement = losses(net, batch_obs, batch_action, value[rows])
+        optimizer.zero_grad(set_to_none=True)
+        (policy_loss + value_loss).backward()
+        optimizer.step()
+        totals += [policy_loss.item(), value_loss.item(), agreement.item()]
+    net.eval()
+    policy, value_error, agreement = (float(x) for x in totals / steps)
+    return {"policy_loss": policy, "value_loss": value_error, "agreement": agreement, "steps": steps}
+
+
+class Run:
+    """An imitation run's network, optimizer and counters, and its files."""
+
+    def __init__(self, config: ImitationConfig, teacher_s: float = 0.0) -> None:
+        """``teacher_s``: seconds this session spent on the teacher's games, counted in the run's training time."""
+        self.config = config
+        self.dir = Path(config.run_dir)
+        torch.manual_seed(config.seed)
+        torch.set_num_threads(config.torch_threads)
+        self.net = build_network(config.network_config())
+        self.optimizer = torch.optim.AdamW(
+            self.net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
+        )
+        self.rng = np.random.default_rng(config.seed)
+        self.epoch = 0
+        self.best_loss = math.inf
+        self.score_scale: float | None = None
+        elapsed = 0.0
+        if config.resume and (self.dir / STATE_FILE).exists():  # else only games were played: start training anew
+            elapsed = self._resume()
+        self.clock = Clock(elapsed + teacher_s)
+        self.metrics = run_logs.CsvLog(self.dir / "metrics.csv", "epoch")
+        self.metrics.keep_until(self.epoch)
+        self.writer = run_logs.tensorboard_writer(self.dir, self.epoch)
+
+    def _resume(self) -> float:
+        path = self.dir / STATE_FILE
+        source = repr(str(path))
+        payload = read_checkpoint(path)
+        if checkpoint_network_config(payload) != self.config.network_config().to_dict():
+            raise CheckpointError(
+                f"{source} holds a network {checkpoint_network_config(payload)}, not the configured "
+                f"{self.config.network_config().to_dict()}: resume with the same network options"
+            )
+        self.net.load_state_dict(network_from_checkpoint(payload, source=source).state_dict())
+        try:
+            self.optimizer.load_state_dict(payload["optimizer"])
+            self.epoch = int(payload["epoch"])
+            self.best_loss = float(payload["best_loss"])
+            self.score_scale = float(payload["score_scale"])
+            self.rng.bit_generator.state = json.loads(payload["rng"])
+            torch.set_rng_state(payload["torch_rng"])
+            return float(payload["elapsed"])
+        except runs.MANGLED_STATE as error:
+            detail = f"{type(error).__name__}: {error}"
+            raise CheckpointError(f"{source} lacks or mangles the training state: {detail}") from None
+
+    def save_best(self) -> None:
+        save_checkpoint(self.dir / BEST_FILE, self.net, epoch=self.epoch, run_config=self.config.to_dict())
+
+    def save_state(self) -> None:
+        save_checkpoint(
+            self.dir / STATE_FILE, self.net, optimizer=self.optimizer.state_dict(), epoch=self.epoch,
+            best_loss=self.best_loss, score_scale=self.score_scale, rng=json.dumps(self.rng.bit_generator.state),
+            torch_rng=torch.get_rng_state(), elapsed=self.clock.elapsed(), run_config=self.config.to_dict(),
+        )  # fmt: skip
+
+
+def split(samples: dict[str, np.ndarray], value: np.ndarray, every: int) -> tuple[tuple[np.ndarray, ...], ...]:
+    """(training, validation) arrays (obs, action, value): every ``every``-th game is kept for validation."""
+    held = samples["game"] % every == 0
+    pick = lambda rows: (samples["obs"][rows], samples["action"][rows], value[rows])  # noqa: E731
+    return pick(~held), pick(held)
+
+
+def train(config: ImitationConfig) -> Run:
+    """Play the teacher's missing games, then train (or with ``config.resume`` go on) to ``config.epochs``."""
+    config, run_dir = runs.start(TRAINER, config)
+    missing = missing_chunks(config)
+    teacher = Clock()  # the teacher's games are part of the run's training time (its metrics' elapsed_s)
+    progress = Progress("teacher games", config.chunks, config.chunks - len(missing), "chunk", teacher,
+                             config.progress, every=0)  # fmt: skip
+    try:
+        play_chunks(config, missing, progress)
+    finally:
+        progress.close()
+    samples = read_chunks(config)
+    run = Run(config, teacher.elapsed())
+    if run.score_scale is None:
+        run.score_scale = fit_score_scale(samples["score"][samples["scored"]], samples["outcome"][samples["scored"]])
+    value = value_targets(samples, run.score_scale, config.score_weight)
+    training, validation = split(samples, value, config.validation_every)
+    epochs = Progress(TRAINER_NAME, config.epochs, run.epoch, "epoch", run.clock, config.progress, every=0)
+    try:
+        while run.epoch < config.epochs:
+            row = train_epoch(run.net, run.optimizer, training, config, run.epoch, run.rng)
+            row |= evaluate(run.net, *validation)
+            run.epoch += 1
+            row |= {"epoch": run.epoch, "elapsed_s": round(run.clock.elapsed(), 1), "positions": len(training[1]),
+                    "score_scale": run.score_scale}  # fmt: skip
+            loss = row["val_policy_loss"] + row["val_value_loss"]
+            if loss < run.best_loss or not (run_dir / BEST_FILE).exists():
+                run.best_loss = loss
+                run.save_best()
+            for key, number in row.items():
+                if key != "epoch":
+                    run.writer.add_scalar(runs.tag(key), number, run.epoch)
+            run.writer.flush()
+            run.metrics.append([row])
+            run.save_state()
+            epochs.update(1, f"epoch {run.epoch}: moves matched {row['val_agreement']:.1%}, "
+                             f"value loss {row['val_value_loss']:.3f} (held-out games)")  # fmt: skip
+    finally:
+        epochs.close()
+        run.writer.close()
+    return run
+
+
+def resolved(config: ImitationConfig) -> ImitationConfig:
+    """``config`` with the game's defaults filled in (run directory, ply limit)."""
+    game = get_game(config.game)
+    return dataclasses.replace(
+        config,
+        run_dir=config.run_dir or runs.default_run_dir(TRAINER_NAME, game.name),
+        max_plies=game.default_max_plies if config.max_plies is None else config.max_plies,
+    )
+
+
+TRAINER = runs.Trainer(
+    TRAINER_NAME, ImitationConfig, resolved, train, STATE_FILE, RESUMABLE, other_checkpoints=(f"{CHUNKS_DIR}/*.npz",)
+)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command-line entry point (``awale train imitation``): parse :class:`ImitationConfig` with tyro and train."""
+    run = runs.main(TRAINER, argv, __doc__.splitlines()[0])
+    best = run.dir / BEST_FILE
+    print(f"network: {best} (play it with {runs.play_spec('alphazero', best)}, or go on with "
+          f"'awale train alphazero --game {run.config.game} --init-from {best}')")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
