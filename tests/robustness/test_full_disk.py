@@ -74,7 +74,7 @@ def test_a_record_saved_where_no_file_can_be_leaves_nothing(registry_game, tmp_p
 def test_a_store_that_cannot_be_made_leaves_no_half_made_file(tmp_path):
     """The disk fills while a results store is created: one StoreError naming the file, nothing left behind (not a
     file that would later be refused as another program's database), and the same path works once there is room."""
-    from training.competition.store import StoreError, open_store
+    from competition.store import StoreError, open_store
 
     path = tmp_path / "class.db"
     with file_size_limit(6000), pytest.raises(StoreError, match="class.db: cannot create the results store"):
