@@ -196,7 +196,8 @@ class ProgramTask:
 
     @property
     def agent_specs(self) -> tuple[str, ...]:
-        """The specs of the agents among the players (a Ray driver ships their weights files: competition.ray_backend)."""
+        """The specs of the agents among the players (a Ray driver ships their weights files:
+        competition.ray_backend)."""
         return tuple(player.spec for player in self.players if player.kind == "agent")
 
     def play(self, agent: PreparedAgents | None = None) -> TournamentGame:

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-import training.competition.programs as programs
+import competition.programs as programs
 from agents.base import WARM_UP_PLIES, WARM_UP_SECONDS
-from training.competition.store import open_store
-from training.competition.tasks import GameTask, PreparedAgents, run_task
-from training.competition.tournament import (
+from competition.store import open_store
+from competition.tasks import GameTask, PreparedAgents, run_task
+from competition.tournament import (
     PlayersError,
     PlayerSpec,
     ProgramTask,
@@ -36,7 +36,7 @@ COMPILE_SECONDS = 100.0
 
 
 class Clock:
-    """The referee's clock (``time.perf_counter`` of training.competition.programs), moved by the agents alone."""
+    """The referee's clock (``time.perf_counter`` of competition.programs), moved by the agents alone."""
 
     def __init__(self) -> None:
         self.now = 0.0
