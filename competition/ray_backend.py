@@ -13,8 +13,8 @@ weights files of the agent specs (``path=``) once and puts their bytes in Ray's 
 self-play weights travel the same way; every output (run directories, journals, results) is written by the driver.
 
 A lost actor (its process killed, its node gone) is replaced by a new one and its job is run again: a game is
-replayed whole; a self-play worker restarts its games (:mod:`training.alphazero.ray_selfplay`). The run goes on, says so in
-one line on stderr (:func:`report`), and counts it: ``replaced`` (the actors lost), the self-play stats
+replayed whole; a self-play worker restarts its games (:mod:`training.alphazero.ray_selfplay`). The run goes on, says
+so in one line on stderr (:func:`report`), and counts it: ``replaced`` (the actors lost), the self-play stats
 ``actors_replaced`` and ``games_restarted`` (columns of ``metrics.csv``), the arena's replayed games. An actor that
 fails to start (its class cannot be imported on its node: the toolkit is not there) is not replaced: a new one would
 fail the same way, so the run stops with :class:`ActorStartError`, one line naming the node.

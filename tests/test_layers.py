@@ -1,10 +1,10 @@
 """The project's layering, read from the source (ast): imports never point up, no module-level import circle, and no
 code outside a game's own package names a game.
 
-Layers, bottom to top: ``awale_env`` (games, environments, records), ``agents``, ``training``, ``awale_apps`` (the
-CLI and the web app). A module may import its own layer and the layers below, wherever the import stands (module
-level, inside a function, under ``if TYPE_CHECKING:``). The only exception is ``python -m awale_env``'s entry point,
-run and never imported (:data:`UPWARD_ALLOWED`).
+Layers, bottom to top: ``awale_env`` (games, environments, records), ``agents``, ``competition`` (the arena,
+tournaments, the referee's pieces), ``training``, ``awale_apps`` (the CLI and the web app). A module may import its
+own layer and the layers below, wherever the import stands (module level, inside a function, under
+``if TYPE_CHECKING:``). The only exception is ``python -m awale_env``'s entry point, run and never imported (:data:`UPWARD_ALLOWED`).
 
 Circles are looked for among every import that can run: at module level (class bodies and ``if``/``try`` blocks
 included) and inside functions alike, since a function-level import only hides a circle (the two modules still need
@@ -24,7 +24,7 @@ from awale_env.games import GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The project's packages, bottom layer first.
-LAYERS = ("awale_env", "agents", "training", "awale_apps")
+LAYERS = ("awale_env", "agents", "competition", "training", "awale_apps")
 #: Modules that may import a layer above theirs: ``python -m awale_env``'s entry point.
 UPWARD_ALLOWED = frozenset({"awale_env.__main__"})
 #: Where game names are looked for in code: the packages and the benchmark scripts.
@@ -296,7 +296,7 @@ def test_upward_imports_are_found_wherever_they_stand(tmp_path):
         tmp_path,
         {
             "awale_env/__init__.py": "",
-            "awale_env/env.py": "def f():\n    from competition.arena import play\n",
+            "awale_env/env.py": "def f():\n    from training.arena import play\n",
             "awale_env/__main__.py": "import awale_apps.cli\n",  # the entry point: allowed
             "awale_env/games/__init__.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import agents\n",
             "agents/__init__.py": "from awale_env import env\nfrom training import arena\n",
@@ -305,7 +305,7 @@ def test_upward_imports_are_found_wherever_they_stand(tmp_path):
     )
     assert upward_imports(root) == [
         "agents:2 imports training (layer training)",
-        "awale_env.env:2 imports competition.arena (layer training)",
+        "awale_env.env:2 imports training.arena (layer training)",
         "awale_env.games:3 imports agents (layer agents)",
     ]
 
