@@ -4,7 +4,8 @@ code outside a game's own package names a game.
 Layers, bottom to top: ``awale_env`` (games, environments, records), ``agents``, ``competition`` (the arena,
 tournaments, the referee's pieces), ``training``, ``awale_apps`` (the CLI and the web app). A module may import its
 own layer and the layers below, wherever the import stands (module level, inside a function, under
-``if TYPE_CHECKING:``). The only exception is ``python -m awale_env``'s entry point, run and never imported (:data:`UPWARD_ALLOWED`).
+``if TYPE_CHECKING:``). The only exception is ``python -m awale_env``'s entry point, run and never
+imported (:data:`UPWARD_ALLOWED`).
 
 Circles are looked for among every import that can run: at module level (class bodies and ``if``/``try`` blocks
 included) and inside functions alike, since a function-level import only hides a circle (the two modules still need
