@@ -96,12 +96,12 @@ def test_a_run_that_fails_to_start_leaves_no_directory_behind(tmp_path, monkeypa
     """Self-play that cannot start (no Ray cluster at --address, an actor that cannot start on its node: here a pool
     that raises as they do) ends the run before its first checkpoint: the run directory it made is removed, one
     that was there before is kept."""
-    import training.alphazero
+    import training.alphazero.trainer
 
     def no_cluster(*args, **kwargs):
         raise ConnectionError("no Ray cluster answers at 10.0.0.5:6379")
 
-    monkeypatch.setattr(training.alphazero, "SelfPlayPool", no_cluster)
+    monkeypatch.setattr(training.alphazero.trainer, "SelfPlayPool", no_cluster)
     for run in (tmp_path / "new" / "run", tmp_path):
         with pytest.raises(ConnectionError, match="no Ray cluster"):
             train(config(run, "--generations", "1", "--workers", "0"))
