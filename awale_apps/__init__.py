@@ -1,14 +1,14 @@
 """The applications on top of the toolkit: the ``awale`` command (:mod:`awale_apps.cli`) and the web page of
-``awale serve`` (:mod:`awale_apps.web`). They use ``awale_env``, ``agents`` and ``training``; nothing imports them.
-Importing this package imports none of them, so that ``awale bot`` (:mod:`awale_apps.launch`) can answer from its
-opening book before they load."""
+``awale serve`` (:mod:`awale_apps.web`). They use ``awale_env``, ``agents``, ``competition`` and ``training``; nothing
+imports them. Importing this package imports none of them, so that ``awale bot`` (:mod:`awale_apps.launch`) can
+answer from its opening book before they load."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 #: The packages of this distribution under generic names, which a user's folder of the same name could hide.
-GENERIC_PACKAGES = ("agents", "training")
+GENERIC_PACKAGES = ("agents", "competition", "training")
 
 
 def shipped_by_ray(folder: Path) -> bool:
@@ -19,10 +19,10 @@ def shipped_by_ray(folder: Path) -> bool:
 
 
 def check_packages() -> None:
-    """ImportError naming the folder and the way out when Python would import ``agents`` or ``training`` from
-    somewhere else than beside this package: a folder of that name in the working directory (``python -m``,
-    ``python -c``, a notebook) or beside the user's script comes first on ``sys.path``. A copy shipped by a Ray
-    runtime environment is the toolkit's own, wherever it was unpacked."""
+    """ImportError naming the folder and the way out when Python would import ``agents``, ``competition`` or
+    ``training`` from somewhere else than beside this package: a folder of that name in the working directory
+    (``python -m``, ``python -c``, a notebook) or beside the user's script comes first on ``sys.path``. A copy
+    shipped by a Ray runtime environment is the toolkit's own, wherever it was unpacked."""
     from awale_env.gym_env import imported_from  # here: ``awale bot`` answers its first line before numpy loads
 
     home = Path(__file__).resolve().parent.parent

@@ -272,7 +272,7 @@ def test_packages_shipped_by_a_ray_runtime_env_are_the_toolkits_own(tmp_path):
 
 
 def test_a_users_folder_named_like_a_package_is_a_one_line_error(tmp_path):
-    for name in ("training", "agents"):
+    for name in ("training", "competition", "agents"):
         (tmp_path / name).mkdir()
         (tmp_path / name / "__init__.py").write_text("")
         done = subprocess.run(
