@@ -142,7 +142,8 @@ class GameReport:
     (``end``: the rules' end reason, or the fault of the program that lost, ``faulty``, with ``detail`` saying what
     happened, ``fault_ply`` the ply it was due at (from 1), ``fault_answer`` an excerpt of what it answered, and
     ``fault_position`` the position it was to move in, as ``State.to_dict`` JSON), the moves as answered with each
-    answer's seconds (``times``), and the seconds of the first answer (start-up included) and of the longest later
+    answer's seconds (``times``), the seat that played each move, opening moves first (``movers``: a move can give
+    another turn in some games), and the seconds of the first answer (start-up included) and of the longest later
     answer of program 1 and of program 2."""
 
     number: int
@@ -158,6 +159,7 @@ class GameReport:
     fault_position: str | None = None
     moves: list[str] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
+    movers: list[int] = field(default_factory=list)
     first_answer: list[float] = field(default_factory=lambda: [0.0, 0.0])
     longest_answer: list[float] = field(default_factory=lambda: [0.0, 0.0])
 
@@ -455,6 +457,7 @@ class RefereedGame:
         #: The rules' player at each seat: JoueurA moves first.
         self.players = (self.state.to_move, 1 - self.state.to_move)
         for action in opening:
+            self.report.movers.append(self.players.index(self.state.to_move))
             self.state = self.state.play(action)
 
     def scores(self, state: Any) -> tuple[int, int]:
@@ -477,6 +480,7 @@ class RefereedGame:
                     self._forfeit(players[seat], seat, fault)
                     break
                 report.moves.append(message)
+                report.movers.append(seat)
             else:
                 winner = self.state.winner
                 report.end = self.state.end_reason

@@ -298,8 +298,11 @@ def store_report(store: Store, event: int, task: int, names: tuple[str, str], re
     ``report.seats``), ``opening`` the moves played before theirs."""
     opening = opening or []
     first = len(opening)
-    moves = [Move(ply, (ply - 1) % 2, move, None) for ply, move in enumerate(opening, 1)]
-    moves += [Move(first + n, (first + n - 1) % 2, move, seconds)
+    seats = report.movers  # who played each move (a move can give another turn); else the seats alternate
+    if len(seats) != first + len(report.moves):
+        seats = [ply % 2 for ply in range(first + len(report.moves))]
+    moves = [Move(ply, seats[ply - 1], move, None) for ply, move in enumerate(opening, 1)]
+    moves += [Move(first + n, seats[first + n - 1], move, seconds)
               for n, (move, seconds) in enumerate(zip(report.moves, report.times), 1)]  # fmt: skip
     fault = None
     if report.faulty is not None:

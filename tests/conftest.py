@@ -36,6 +36,7 @@ RULE_VARIANTS: dict[str, tuple[dict[str, Any], ...]] = {
     "awale16_2025": ({"end_at_both_40": True},),
     "oware": ({"preset": "openspiel"},),
     "hawalis": ({"endless_move": "illegal"},),
+    "kalah": ({"seeds_per_pit": 6, "capture_empty_opposite": True},),
 }
 
 

@@ -45,13 +45,21 @@ def random_positions(
 
 
 def minimax(state, depth: int, height: int = 0) -> int:
-    """Plain negamax over the State API with alpha-beta's scoring: the rules' winner, else the store difference."""
+    """Plain negamax over the State API with alpha-beta's scoring: the rules' winner, else the store difference;
+    a child's value is negated only when the other player moves there (Kalah's moves can give another turn)."""
     me = state.to_move
     if state.is_terminal:
         return 0 if state.winner is None else (WIN - height if state.winner == me else height - WIN)
     if depth == 0:
         return state.stores[me] - state.stores[1 - me]
-    return max(-minimax(state.play(a), depth - 1, height + 1) for a in state.legal_actions())
+    return max(child_value(state, a, depth, height) for a in state.legal_actions())
+
+
+def child_value(state, action: int, depth: int, height: int = 0) -> int:
+    """:func:`minimax` of the position after ``action`` for the player who plays it."""
+    child = state.play(action)
+    value = minimax(child, depth - 1, height + 1)
+    return value if child.to_move == state.to_move else -value
 
 
 def test_every_agent_plays_legal_complete_games(game_config):
@@ -72,7 +80,7 @@ def test_alphabeta_value_equals_plain_minimax(game_config, depth):
         move = agent.search(state)
         expected = minimax(state, depth)
         assert agent.last_search["value"] == expected, repr(state)
-        assert -minimax(state.play(move), depth - 1, 1) == expected, "the move played must achieve the value"
+        assert child_value(state, move, depth) == expected, "the move played must achieve the value"
 
 
 def test_alphabeta_takes_the_oware_capture_that_wins_at_once():
@@ -108,7 +116,7 @@ def test_alphabeta_avoids_a_move_that_loses_at_once(game_config):
         safe, losing = [], []
         for a in state.legal_actions():
             child = state.play(a)
-            if not child.is_terminal:
+            if not child.is_terminal and child.to_move != state.to_move:  # the opponent's reply
                 loses = any(child.play(b).winner == 1 - state.to_move for b in child.legal_actions())
                 (losing if loses else safe).append(a)
         if safe and losing:

@@ -136,7 +136,7 @@ def test_the_shipped_networks_are_found_by_the_games_name(tmp_path, monkeypatch)
         agent.act(get_game("hawalis").initial(seed=0))
 
 
-@pytest.mark.parametrize("game", OTHER_GAMES)
+@pytest.mark.parametrize("game", [*OTHER_GAMES, "kalah"])
 def test_network_shapes_and_folded_evaluator(game):
     rules = get_game(game)
     net = build_network(tiny(game)).eval()
@@ -149,7 +149,7 @@ def test_network_shapes_and_folded_evaluator(game):
     np.testing.assert_allclose(folded_values, values.numpy(), atol=1e-5)
 
 
-@pytest.mark.parametrize("game", OTHER_GAMES)
+@pytest.mark.parametrize("game", [*OTHER_GAMES, "kalah"])  # Kalah: a move can give another turn
 def test_tiny_training_run_to_a_legal_game(tmp_path, game):
     import tyro
 

@@ -1,0 +1,99 @@
+"""The compiled searches on Kalah, whose moves can give another turn: alpha-beta's exhaustive search of small
+endgames agrees with a brute-force minimax written here, and MCTS finds their winning moves."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from agents import make
+from agents.alphabeta import WIN, AlphaBetaAgent
+from awale_env.games.kalah import State
+
+DEPTH = 40  # beyond the end of every game below
+
+
+@functools.cache
+def minimax(state: State, depth: int, height: int = 0) -> int:
+    """Plain negamax over the State API with alpha-beta's scoring (a win ``WIN - height``, at depth 0 the store
+    difference), a child's value negated only when another player moves there."""
+    me = state.to_move
+    if state.is_terminal:
+        return 0 if state.winner is None else (WIN - height if state.winner == me else height - WIN)
+    if depth == 0:
+        return state.stores[me] - state.stores[1 - me]
+    values = []
+    for action in state.legal_actions():
+        child = state.play(action)
+        value = minimax(child, depth - 1, height + 1)
+        values.append(value if child.to_move == me else -value)
+    return max(values)
+
+
+def endgames(count: int, seeds: int, seed: int, close: bool = False) -> list[State]:
+    """Live positions with 2..``seeds`` seeds in the pits (the rest of the 48 in the stores), with a choice;
+    ``close``: stores so near each other that the pits decide the game."""
+    rng = np.random.default_rng(seed)
+    found = []
+    while len(found) < count:
+        board = np.bincount(rng.integers(0, 12, size=int(rng.integers(2, seeds + 1))), minlength=12)
+        left = int(board.sum())
+        low, high = (24 - left, 25) if close else (0, 48 - left + 1)  # close: both stores 24 - left .. 24
+        mine = int(rng.integers(low, high))
+        state = State.from_position(board.tolist(), (mine, 48 - board.sum() - mine), int(rng.integers(2)))
+        if not state.is_terminal and len(state.legal_actions()) > 1:
+            found.append(state)
+    return found
+
+
+def extra_turns(state: State, depth: int) -> int:
+    """The moves giving another turn in the tree of ``depth`` plies from ``state``."""
+    if state.is_terminal or depth == 0:
+        return 0
+    children = [state.play(a) for a in state.legal_actions()]
+    return sum((child.to_move == state.to_move) + extra_turns(child, depth - 1) for child in children)
+
+
+def test_alphabeta_solves_endgames_as_brute_force_minimax_does():
+    positions = endgames(40, 7, seed=1)
+    assert sum(extra_turns(state, 4) > 0 for state in positions) >= 20  # the trees hold extra turns to get right
+    agent = AlphaBetaAgent(depth=DEPTH, table_bits=14, seed=0)
+    for state in positions:
+        agent.reset()
+        move = agent.search(state)
+        child = state.play(move)
+        value = minimax(child, DEPTH - 1, 1)
+        assert agent.last_search["value"] == minimax(state, DEPTH) == (value if child.to_move == state.to_move
+                                                                       else -value), state  # fmt: skip
+
+
+def test_alphabeta_at_a_few_plies_equals_minimax_at_as_many():
+    agent = AlphaBetaAgent(depth=4, table_bits=14, seed=0, eval="score")
+    rng = np.random.default_rng(4)
+    for _ in range(12):
+        state = State.initial()
+        for _ in range(int(rng.integers(0, 20))):
+            if state.is_terminal:
+                break
+            state = state.play(int(rng.choice(state.legal_actions())))
+        if state.is_terminal:
+            continue
+        agent.reset()
+        agent.search(state)
+        assert agent.last_search["value"] == minimax(state, 4), state
+
+
+def test_mcts_plays_the_winning_move_of_endgames():
+    agent = make("mcts:simulations=4000", seed=5)
+    checked = 0
+    for state in endgames(60, 6, seed=2, close=True):
+        best = minimax(state, DEPTH)
+        values = [minimax(state.play(a), DEPTH - 1, 1) * (1 if state.play(a).to_move == state.to_move else -1)
+                  for a in state.legal_actions()]  # fmt: skip
+        if best > 0 and min(values) <= 0 and checked < 12:  # a win to find among moves that do not win
+            agent.reset()
+            action = agent.act(state)
+            assert values[state.legal_actions().index(action)] > 0, state
+            checked += 1
+    assert checked >= 8
