@@ -1,0 +1,236 @@
+"""Strength against OpenSpiel: our agents against ``pyspiel.MCTSBot`` (OpenSpiel's own MCTS: UCT c = 2, one random
+rollout per simulation, MCTS-Solver on, as open_spiel/python/examples/mcts.py runs it) on the same game, at equal
+time per move, both seats; and how far our agents play from perfect on small endgames.
+
+    python benchmarks/strength_openspiel.py --game kalah --openspiel mancala --agent alphabeta:time=0.1 \\
+        --agent mcts:time=0.1 --time 0.1 --games 100 --endgames 200 --out
+
+**Matches.** OpenSpiel's bot has no clock, so it gets the simulations it runs in ``--time`` seconds, measured on this
+machine before the games (the median rate of searches from the start and from positions of random games); the mean
+seconds per move both sides took are written beside the results. Games come in pairs from the same random opening of
+``--opening-plies`` moves, seats swapped. Each move is sent to the other engine by its rank among the legal moves
+(both number a position's legal moves in the same order: OpenSpiel's mancala action is ours + 1 for player 0, + 8
+for player 1), and the engines are checked to agree at every ply (player to move, legal moves, end, returns).
+
+**Endgames.** Random positions with at most ``--endgame-seeds`` seeds left in the pits (the rest in the stores) are
+solved exactly (negamax over the final store difference, memoised, the mover kept through extra turns); an agent's
+move is *outcome-perfect* when it keeps the solved result (win, draw or loss) and *score-perfect* when it keeps the
+solved store difference; ``seeds_lost`` is the mean store difference its moves give away.
+
+``--out`` writes the result file (default benchmarks/results/strength_openspiel_<game>.json) with its provenance
+(:mod:`provenance`): per agent the wins, draws and losses, the score (a draw counts half) with its 95 % interval, by
+seat as well, the endgame figures, and the bot's simulations beside the options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyspiel
+from bench_engine import rule_flag
+from match import score_interval
+from provenance import RESULTS, write_result
+
+from agents import make
+from awale_env.games import GAMES, Game, get_game
+
+UCT_C = 2.0
+ROLLOUTS = 1
+MAX_MEMORY_MB = 1000
+
+
+def openspiel_bot(game: Any, simulations: int, seed: int) -> Any:
+    evaluator = pyspiel.RandomRolloutEvaluator(ROLLOUTS, seed)
+    return pyspiel.MCTSBot(game, evaluator, UCT_C, simulations, MAX_MEMORY_MB, True, seed, False)
+
+
+def calibrate(reference: Any, seconds: float, probe: int = 2000) -> tuple[int, float]:
+    """The simulations OpenSpiel's bot runs in ``seconds`` on this machine, and its rate (simulations/s): the median
+    of searches of ``probe`` simulations from the start and from positions of random games."""
+    rng = np.random.default_rng(99)
+    rates = []
+    while len(rates) < 7:
+        state = reference.new_initial_state()
+        for _ in range(int(rng.integers(0, 30)) if rates else 0):
+            if state.is_terminal():
+                break
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        if state.is_terminal():
+            continue
+        bot = openspiel_bot(reference, probe, len(rates))
+        start = time.perf_counter()
+        bot.step(state)
+        rates.append(probe / (time.perf_counter() - start))
+    rate = statistics.median(rates)
+    return max(1, int(rate * seconds)), rate
+
+
+def play_game(game: Game, options: dict[str, Any], reference: Any, spec: str, seat: int, opening: list[int],
+              simulations: int, seed: int) -> dict[str, Any]:  # fmt: skip
+    """One game of our agent ``spec`` at ``seat`` against OpenSpiel's bot; the result from our agent's side."""
+    agent = make(spec, seed=seed)
+    if hasattr(agent, "reset"):
+        agent.reset(seed)
+    bot = openspiel_bot(reference, simulations, seed)
+    ours, theirs = game.initial(seed=seed, **options), reference.new_initial_state()
+    clocks: dict[str, list[float]] = {"ours": [], "openspiel": []}
+    for action in opening:
+        theirs.apply_action(theirs.legal_actions()[ours.legal_actions().index(action)])
+        ours = ours.play(action)
+    while not ours.is_terminal:
+        legal = ours.legal_actions()
+        if theirs.is_terminal() or theirs.current_player() != ours.to_move or len(theirs.legal_actions()) != len(legal):
+            raise RuntimeError(f"the engines disagree at ply {ours.ply}: ours {ours!r}, OpenSpiel's\n{theirs}")
+        start = time.perf_counter()
+        if ours.to_move == seat:
+            action = agent.act(ours)
+            clocks["ours"].append(time.perf_counter() - start)
+            their_action = theirs.legal_actions()[legal.index(action)]
+        else:
+            their_action = bot.step(theirs)
+            clocks["openspiel"].append(time.perf_counter() - start)
+            action = legal[theirs.legal_actions().index(their_action)]
+        theirs.apply_action(their_action)
+        ours = ours.play(action)
+    if not theirs.is_terminal() or tuple(theirs.returns()) != ours.returns():
+        raise RuntimeError(f"the engines end differently: ours {ours.returns()}, OpenSpiel's {theirs.returns()}")
+    result = ours.returns()[seat]
+    return {"seat": seat, "result": result, "plies": ours.ply, "stores": list(ours.stores), "opening": opening,
+            "seconds_per_move": {k: statistics.fmean(v) if v else 0.0 for k, v in clocks.items()}}  # fmt: skip
+
+
+def summary(games: list[dict[str, Any]]) -> dict[str, Any]:
+    wins = sum(g["result"] > 0 for g in games)
+    draws = sum(g["result"] == 0 for g in games)
+    losses = len(games) - wins - draws
+    score, low, high = score_interval(wins, draws, losses)
+    return {"games": len(games), "wins": wins, "draws": draws, "losses": losses, "score": round(score, 4),
+            "score_low": round(low, 4), "score_high": round(high, 4)}  # fmt: skip
+
+
+def match(game: Game, options: dict[str, Any], reference: Any, spec: str, games: int, opening_plies: int,
+          simulations: int, seed: int) -> dict[str, Any]:  # fmt: skip
+    """``games`` games (pairs from one opening, seats swapped) of ``spec`` against OpenSpiel's bot."""
+    rng = np.random.default_rng(seed)
+    played = []
+    for pair in range(games // 2):
+        state, opening = game.initial(seed=seed, **options), []
+        while len(opening) < opening_plies and not state.is_terminal:
+            opening.append(int(rng.choice(state.legal_actions())))
+            state = state.play(opening[-1])
+        for seat in (0, 1):
+            played.append(play_game(game, options, reference, spec, seat, opening, simulations,
+                                    seed + 2 * pair + seat))  # fmt: skip
+        done = summary(played)
+        print(f"  {spec}: {done['wins']}-{done['draws']}-{done['losses']} after {len(played)} games", flush=True)
+    by_seat = {str(seat): summary([g for g in played if g["seat"] == seat]) for seat in (0, 1)}
+    clock = {side: statistics.fmean(g["seconds_per_move"][side] for g in played) for side in ("ours", "openspiel")}
+    return {**summary(played), "by_seat": by_seat, "mean_seconds_per_move": clock, "game_records": played}
+
+
+# --- endgames -------------------------------------------------------------------------------------------------------
+
+
+@functools.cache
+def solve(state: Any) -> int:
+    """The final store difference (the player to move's minus the other's) under perfect play."""
+    if state.is_terminal:
+        return state.stores[state.to_move] - state.stores[1 - state.to_move]
+    return max(move_value(state, action) for action in state.legal_actions())
+
+
+def move_value(state: Any, action: int) -> int:
+    """The final store difference for the player who plays ``action``, perfect play after it."""
+    child = state.play(action)
+    value = solve(child)
+    return value if child.to_move == state.to_move else -value
+
+
+def endgames(game: Game, options: dict[str, Any], count: int, seeds_left: int, seed: int) -> list[Any]:
+    """Live positions with 2..``seeds_left`` seeds in the pits, each row holding some, the rest in the stores."""
+    rng = np.random.default_rng(seed)
+    start = game.initial(**options)
+    pits, total = len(start.board), sum(start.board)
+    found = []
+    while len(found) < count:
+        board = np.bincount(rng.integers(0, pits, size=int(rng.integers(2, seeds_left + 1))), minlength=pits)
+        kept = total - int(board.sum())
+        mine = int(rng.integers(0, kept + 1))
+        state = type(start).from_position(board.tolist(), (mine, kept - mine), int(rng.integers(2)), **options)
+        if not state.is_terminal and len(state.legal_actions()) > 1:
+            found.append(state)
+    return found
+
+
+def endgame_accuracy(spec: str, positions: list[Any]) -> dict[str, Any]:
+    """How often ``spec``'s move keeps the solved outcome and the solved score, and the seeds its moves give away."""
+    outcome = score = lost = 0
+    for i, state in enumerate(positions):
+        agent = make(spec, seed=i)
+        best = solve(state)
+        value = move_value(state, agent.act(state))
+        outcome += np.sign(value) == np.sign(best)
+        score += value == best
+        lost += best - value
+    n = len(positions)
+    return {"positions": n, "outcome_perfect": round(outcome / n, 4), "score_perfect": round(score / n, 4),
+            "seeds_lost": round(lost / n, 3)}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", required=True, choices=list(GAMES), help="our game")
+    parser.add_argument("--option", type=rule_flag, action="append", default=[], help="a rule flag, FLAG=VALUE")
+    parser.add_argument("--openspiel", help="pyspiel's name of the game (default: --game)")
+    parser.add_argument("--agent", action="append", required=True, help="our agent's spec (repeatable)")
+    parser.add_argument("--time", type=float, default=0.1, help="seconds per move OpenSpiel's bot is given")
+    parser.add_argument("--games", type=int, default=100, help="games per agent (even: pairs, seats swapped)")
+    parser.add_argument("--opening-plies", type=int, default=2, help="random moves opening each pair of games")
+    parser.add_argument("--endgames", type=int, default=0, help="endgame positions each agent is scored on")
+    parser.add_argument("--endgame-seeds", type=int, default=6, help="most seeds left in the pits of an endgame")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, nargs="?", const="default", default=None,
+                        help="write the figures and their provenance as JSON (default file: "
+                        "benchmarks/results/strength_openspiel_<game>.json)")  # fmt: skip
+    args = parser.parse_args(argv)
+    if args.games < 2 or args.games % 2:
+        parser.error(f"--games must be an even number >= 2, got {args.games}")
+    game, options = get_game(args.game), dict(args.option)
+    reference = pyspiel.load_game(args.openspiel or args.game)
+    started = time.monotonic()
+    for spec in args.agent:  # compile (or load) each agent's search outside any clock
+        make(spec).act(game.initial(**options))
+    simulations, rate = calibrate(reference, args.time)
+    print(f"OpenSpiel's MCTSBot: {rate:,.0f} simulations/s here, {simulations} per move ({args.time} s)", flush=True)
+    positions = endgames(game, options, args.endgames, args.endgame_seeds, args.seed) if args.endgames else []
+    figures: dict[str, Any] = {"openspiel_simulations": simulations, "openspiel_simulations_per_s": round(rate)}
+    records = {}
+    for spec in args.agent:
+        result = match(game, options, reference, spec, args.games, args.opening_plies, simulations, args.seed)
+        records[spec] = result.pop("game_records")
+        print(f"{spec} vs OpenSpiel MCTS ({simulations} simulations): {result['wins']}-{result['draws']}-"
+              f"{result['losses']}, score {result['score']:.1%} [{result['score_low']:.1%}, "
+              f"{result['score_high']:.1%}]", flush=True)  # fmt: skip
+        if positions:
+            result["endgames"] = e = endgame_accuracy(spec, positions)
+            print(f"{spec} on {e['positions']} endgames of <= {args.endgame_seeds} seeds: outcome kept "
+                  f"{e['outcome_perfect']:.1%}, score kept {e['score_perfect']:.1%}, {e['seeds_lost']} seeds lost "
+                  f"per move", flush=True)  # fmt: skip
+        figures[spec] = result
+    figures["wall_s"] = round(time.monotonic() - started, 1)
+    out = RESULTS / f"strength_openspiel_{game.name}.json" if str(args.out) == "default" else args.out
+    bot = {"uct_c": UCT_C, "rollouts": ROLLOUTS, "solve": True, "max_memory_mb": MAX_MEMORY_MB}
+    write_result(out, figures, game=game.name, options=options, openspiel=reference.get_type().short_name,
+                 openspiel_bot=bot, seconds_per_move=args.time, games=args.games, opening_plies=args.opening_plies,
+                 endgame_seeds=args.endgame_seeds if positions else None, seed=args.seed,
+                 game_records=records)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
