@@ -21,7 +21,9 @@ only the standard library.
 
 from __future__ import annotations
 
+import io
 import os
+import select
 import sys
 import time
 from collections.abc import Callable
@@ -71,9 +73,16 @@ class LineReader:
 
     def __init__(self, stream: IO[bytes], limit: int = MAX_LINE_BYTES) -> None:
         self.stream, self.limit = stream, limit
+        #: Whether the last line had to be waited for; False when it was there already, so that it came earlier
+        #: than it was read (always False for a stream that is no pipe or file).
+        self.waited = False
 
     def next(self) -> tuple[str | None, float]:
         """The next line, stripped (None at the end of input), and when it came; ProtocolError if too long."""
+        try:
+            self.waited = not select.select([self.stream], [], [], 0)[0]  # the first line: nothing buffered yet
+        except (OSError, ValueError, TypeError, io.UnsupportedOperation):
+            self.waited = False
         data = self.stream.readline(self.limit + 1)
         arrived = time.monotonic()
         if not data:
@@ -108,6 +117,8 @@ class BotGame:
         self.rules, self.player, self.moves, self.log, self.seat, self.book = rules, player, moves, log, seat, book
         self.result_lines, self.budget = result_lines, budget
         self.history: list[str] = []
+        #: What the answer's time is counted from in the log: the first answer's is from the process's start.
+        self.clock = "its line"
         self.state = rules.initial()
         self.first_player = self.state.to_move
         #: Called with a refused line's error before the ``RESULT REFUSED`` line: a referee that stops at that line
@@ -117,8 +128,9 @@ class BotGame:
     def play(self, lines: LineReader, launched: float | None = None) -> None:
         """Answer every line until ``END``, the end of input or the opponent's final move; ProtocolError (after
         the ``RESULT REFUSED`` line) for a line the protocol does not allow. The first line's clock starts at
-        ``launched`` (the process's start) when given, unless the line comes after a whole budget: a referee that
-        counts from the launch has been missed already, one that counts from the line has not."""
+        ``launched`` (the process's start) when given, unless the bot had to wait for it longer than a whole budget
+        after the start: a referee that counts from the launch has been missed already, one that counts from the
+        line has not."""
         first = True
         while True:
             try:
@@ -130,8 +142,9 @@ class BotGame:
                     ending = f" ({self.state.end_reason})" if self.state.is_terminal else ""
                     self.log(f"END after {len(self.history)} plies{ending}")
                     return
-                if first and launched is not None and arrived - launched < self.budget:
+                if first and launched is not None and (not lines.waited or arrived - launched < self.budget):
                     arrived = launched  # the course's referee counts the first answer from the launch
+                    self.clock = "the start"
                 if self._answer(line, arrived, first):
                     return
             except ProtocolError as error:
@@ -200,7 +213,8 @@ class BotGame:
         self._write(self._result(move, after) if self.result_lines and after.is_terminal else move)
         self.history.append(move)
         self.state = after
-        self.log(f"ply {after.ply}: {move} from {source}, {time.monotonic() - arrived:.2f} s after its line")
+        self.log(f"ply {after.ply}: {move} from {source}, {time.monotonic() - arrived:.2f} s after {self.clock}")
+        self.clock = "its line"
 
     def _scores(self) -> str:
         a, b = self._seat_scores(self.state)
