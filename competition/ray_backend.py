@@ -56,8 +56,11 @@ LOST_ACTOR_ERRORS = (RayActorError, WorkerCrashedError, NodeDiedError)
 PROBE_SECONDS = 5.0
 #: Seconds a replacement actor waits for a CPU to be free before the line reporting it says it waits for one.
 FREE_CPU_SECONDS = 2.0
-#: What to ship to a node that lacks the toolkit: every package of the distribution (``awale bot`` is in awale_apps).
-PY_MODULES = '{"py_modules": ["awale_env", "agents", "training", "awale_apps"]}'
+#: Every top-level package of the distribution: what to ship to a node that lacks the toolkit (``awale bot``, which a
+#: tournament's programs run, is in awale_apps).
+TOOLKIT_PACKAGES = ("awale_env", "agents", "competition", "training", "awale_apps")
+#: The ``--runtime-env`` that ships them (docs/distributed.md, "Shipping the package").
+PY_MODULES = json.dumps({"py_modules": list(TOOLKIT_PACKAGES)})
 
 
 class ClusterUnreachableError(ConnectionError):

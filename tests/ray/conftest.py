@@ -39,7 +39,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 class NotInstalled:
     @classmethod
     def find_spec(cls, name, path=None, target=None):
-        if name not in ("awale_env", "agents", "training", "awale_apps"):
+        if name not in ("awale_env", "agents", "competition", "training", "awale_apps"):
             return None
         entries = [entry for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep) if entry]
         spec = PathFinder.find_spec(name, [entry for entry in entries if os.path.abspath(entry) != HERE])

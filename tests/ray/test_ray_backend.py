@@ -4,6 +4,7 @@ actor replaced with its work done again and said, weights that travel through th
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -22,6 +23,7 @@ from agents.registry import format_spec
 from competition import arena
 from competition.ray_backend import (
     PY_MODULES,
+    TOOLKIT_PACKAGES,
     Actors,
     ActorStartError,
     TaskActor,
@@ -267,6 +269,9 @@ def test_a_tournament_of_bot_programs_runs_on_the_documented_py_modules(
     programs run, is in ``awale_apps``): on a node without the toolkit the bot imports the shipped packages, and on a
     node with it installed it takes them for the toolkit's own, not for a folder hiding the installed one."""
     assert f"--runtime-env '{PY_MODULES}'" in (ROOT / "docs" / "distributed.md").read_text()
+    pyproject = (ROOT / "pyproject.toml").read_text()  # every package the distribution installs
+    (installed,) = re.findall(r"^include = \[(.*)\]$", pyproject, flags=re.MULTILINE)
+    assert set(TOOLKIT_PACKAGES) == {name.rstrip("*") for name in re.findall(r'"([^"]+)"', installed)}
     two_nodes.add_node(num_cpus=1, **({} if installed else {"env_vars": without_toolkit}))
     monkeypatch.chdir(ROOT)  # the recipe names the packages from the repository's root
     ray.init(address=two_nodes.address, runtime_env=runtime_env(PY_MODULES))
