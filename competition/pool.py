@@ -4,12 +4,14 @@ on Ray actors (:mod:`competition.ray_backend`), results in task order whatever o
 
 A worker process that dies (the out-of-memory killer, ``kill -9``) stops the pool at once with an
 :class:`ArenaError` naming it and its game, rather than leaving it waiting for a game that will never come
-(multiprocessing's Pool replaces it and waits forever). Ctrl-C reaches this process alone, which stops the workers.
+(multiprocessing's Pool replaces it and waits forever). Ctrl-C reaches this process alone, which stops the workers;
+the workers die with this process however it ends (``kill -9`` included: :mod:`competition.parent_death`).
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import pickle
 import signal
 import threading
@@ -19,6 +21,7 @@ from contextlib import contextmanager
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from competition.parent_death import die_with_parent
 from competition.programs import exit_status
 from competition.progress import Clock, Progress
 
@@ -50,9 +53,12 @@ def workers_ignore_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-def _serve(connection: Connection) -> None:
+def _serve(connection: Connection, parent: int) -> None:
     """A worker process: play each task received on ``connection`` and send back ``(result, None)``, or when the game
-    raised ``(None, (pickled error or None, error as text, traceback))``; stop when the arena closes its end or dies."""
+    raised ``(None, (pickled error or None, error as text, traceback))``; stop when the arena closes its end, and die
+    with the arena's process ``parent`` however it ends (``kill -9`` too: :func:`die_with_parent`), which ends the
+    game under way and, through their guards, its programs."""
+    die_with_parent(parent)
     while True:
         try:
             task = connection.recv()
@@ -90,7 +96,7 @@ class _Worker:
     def __init__(self, context: Any, name: str) -> None:
         self.name = name
         self.connection, theirs = context.Pipe()
-        self.process = context.Process(target=_serve, args=(theirs,), daemon=True)
+        self.process = context.Process(target=_serve, args=(theirs, os.getpid()), daemon=True)
         self.process.start()
         theirs.close()  # its only copy left in the worker: the pipe ends (EOFError here) when the worker dies
         self.job: tuple[int, Any] | None = None

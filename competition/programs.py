@@ -12,10 +12,11 @@ Containment: every program runs under a small guard process (:data:`GUARD_SOURCE
 a process group of its own, optionally under a memory limit (``RLIMIT_AS``: a runaway program fails to allocate and
 loses by a crash, the games go on), and kills that whole group when the program exits or crashes (whatever it left
 running), when the referee asks (:meth:`Program.kill`), and when the referee's end of a pipe closes: when the
-referee exits, however it exits, ``kill -9`` included. Nothing a program writes is held without a cap: answer lines
-are kept up to :data:`MAX_LINE_BYTES` and 16 unread (``answer_lines``), standard error goes to a file up to
-``stderr_cap`` bytes (the rest is drained and dropped), and messages quote short excerpts (:func:`excerpt`).
-"""
+referee exits, however it exits, ``kill -9`` included; on Linux it also kills every process the program started
+that left its group (``setsid``), which its subreaper status makes its child. Nothing a program writes is held
+without a cap: answer lines are kept up to :data:`MAX_LINE_BYTES` and 16 unread (``answer_lines``), standard error
+goes to a file up to ``stderr_cap`` bytes (the rest is drained and dropped), and messages quote short excerpts
+(:func:`excerpt`)."""
 
 from __future__ import annotations
 
@@ -58,11 +59,21 @@ STDERR_TAIL_BYTES = 4096
 #: program in a new process group (under ``RLIMIT_AS`` = MEMORY_BYTES unless 0), then waits for the program to end,
 #: for SIGTERM, or for the end of the pipe WATCH_FD (its other end is held by the referee alone). On either of the
 #: latter it kills the program's group; when the program ends it kills what is left of its group; then it exits as
-#: the program did (its exit code, or the same signal), so the referee sees the program's status.
+#: the program did (its exit code, or the same signal), so the referee sees the program's status. On Linux it also
+#: gets SIGTERM when the referee's process dies (prctl PDEATHSIG, as :func:`competition.parent_death.die_with_parent`
+#: does for workers: the guard runs without the toolkit, ``-I -S``), and it is a child subreaper (prctl
+#: PR_SET_CHILD_SUBREAPER): whatever the program leaves behind, even a process that left its group with ``setsid``,
+#: becomes the guard's child when its own parent ends, and the guard kills every child it has before it exits.
 GUARD_SOURCE = r"""
-import os, resource, select, signal, sys
+import os, resource, select, signal, sys, time
 watch, memory, argv = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
+referee = os.getppid()
+linux = sys.platform.startswith("linux")
 resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+if linux:
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 pid = os.fork()
 if pid == 0:
     os.setpgid(0, 0)
@@ -84,8 +95,37 @@ def end(*_):
         os.killpg(pid, signal.SIGKILL)
     except OSError:
         pass
+def children():
+    me, found = os.getpid(), []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as stat:
+                    if int(stat.read().rsplit(b")", 1)[1].split()[1]) == me:
+                        found.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                pass
+    return found
+def end_descendants():
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        for child in children():
+            try:
+                os.kill(child, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            return
+        time.sleep(0.01)
 signal.signal(signal.SIGTERM, end)
 signal.signal(signal.SIGINT, signal.SIG_IGN)
+if linux:
+    libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+    if os.getppid() != referee:
+        end()
 null = os.open(os.devnull, os.O_RDWR)
 for fd in (0, 1, 2):
     os.dup2(null, fd)
@@ -106,6 +146,8 @@ while status is None:
     elif watch == -1:
         status = os.waitpid(pid, 0)[1]
 end()
+if linux:
+    end_descendants()
 if os.WIFSIGNALED(status):
     signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
     os.kill(os.getpid(), os.WTERMSIG(status))

@@ -18,13 +18,19 @@ import pytest
 REFEREE = [sys.executable, "-m", "awale_apps", "referee", "--game", "awale16_2025"]
 TIMEOUT = 120
 
-#: A hostile program: its first argument says how (its seat is its last). It first starts a child (``sleep``, whose
-#: command line holds this test's folder) that holds its standard output.
+#: A hostile program: its first argument says how (its seat is its last). It first starts a child (a sleeping Python,
+#: whose command line holds this test's folder) that holds its standard output; ``setsid`` starts two more that leave
+#: its process group (a daemon whose parent is gone, a child in a session of its own), then hangs.
 HOSTILE = textwrap.dedent(
     """\
     import subprocess, sys, time
     mode, folder, seat = sys.argv[1], sys.argv[2], sys.argv[-1]
-    subprocess.Popen(["sleep", "1000", folder])
+    sleeper = [sys.executable, "-c", "import time; time.sleep(1000)", folder]
+    subprocess.Popen(sleeper)
+    if mode == "setsid":  # a daemon that left the group (its parent gone at once) and a child in a session of its own
+        escape = "import os, subprocess, sys; os.setsid(); subprocess.Popen(sys.argv[1:])"
+        subprocess.run([sys.executable, "-c", escape, *sleeper])
+        subprocess.Popen(sleeper, start_new_session=True)
     line = sys.stdin.readline()
     if mode == "crash" or (mode == "crash-as-a" and seat == "JoueurA"):
         sys.exit(3)
@@ -90,6 +96,35 @@ def test_killing_the_referee_kills_every_program_and_child_and_keeps_the_finishe
             referee.wait()
     wait_until(lambda: not left_running(tmp_path), 10)
     assert json.loads(out.read_text())["games"][0]["number"] == 1
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the guard is a child subreaper on Linux only")
+@pytest.mark.parametrize("how", ["timeout", signal.SIGKILL])
+def test_processes_that_left_the_group_with_setsid_end_with_the_game_or_the_referee(tmp_path, how):
+    """Both programs start processes that leave their process group (``setsid``): they end when the game ends (a
+    timeout), and when the referee is killed with SIGKILL during the game."""
+    out = tmp_path / "results.json"
+    seconds = "3" if how == "timeout" else "100"
+    referee = subprocess.Popen(
+        [*REFEREE, hostile(tmp_path, "setsid"), hostile(tmp_path, "setsid"), "--time", seconds, "--startup", "60",
+         "--games", "1", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        wait_until(lambda: len(left_running(tmp_path)) >= 8)  # 2 programs, each with 3 sleeps
+        if how == "timeout":
+            assert referee.wait(timeout=TIMEOUT) == 0, referee.stderr.read()
+            assert json.loads(out.read_text())["games"][0]["end"] == "timeout"
+        else:
+            referee.send_signal(how)
+            referee.wait(timeout=TIMEOUT)
+        wait_until(lambda: not left_running(tmp_path), 30)
+    finally:
+        if referee.poll() is None:
+            referee.kill()
+            referee.wait()
+        for process in left_running(tmp_path):  # a failure leaves nothing behind either
+            process.kill()
 
 
 @pytest.mark.parametrize(

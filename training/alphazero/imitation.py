@@ -20,16 +20,11 @@ may ask for more games or epochs. Every file is read without unpickling.
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 import json
 import math
 import multiprocessing as mp
 import os
-import signal
-import sys
-import threading
-import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -56,6 +51,7 @@ from agents.alphazero.network import (
 from agents.alphazero.selfplay import absolute_of_relative
 from agents.checkpoint import atomic_write, load_arrays
 from awale_env.games import DEFAULT_GAME, GAMES, get_game
+from competition.parent_death import die_with_parent
 from competition.progress import Clock, Progress
 from training import run_logs, runs
 from training.alphazero.config import NetworkOptions
@@ -262,34 +258,10 @@ def _play_chunk_job(job: tuple[dict[str, Any], int]) -> int:
 
 
 def worker_pool(processes: int) -> Any:
-    """A pool of ``processes`` spawned workers that end with this process however it ends (:func:`die_with_parent`):
+    """A pool of ``processes`` spawned workers that end with this process however it ends
+    (:func:`competition.parent_death.die_with_parent`):
     the teacher's games of the imitation trainer and of PPO's cloning are played in one."""
     return mp.get_context("spawn").Pool(processes, initializer=die_with_parent, initargs=(os.getpid(),))
-
-
-#: prctl's option that sends this process a signal when its parent dies (Linux).
-PR_SET_PDEATHSIG = 1
-#: Seconds between two looks of a worker at its parent, where prctl is missing.
-PARENT_POLL_SECONDS = 1.0
-
-
-def die_with_parent(parent: int) -> None:
-    """Pool worker initializer: the worker ends when the trainer's process ``parent`` dies, even killed with SIGKILL
-    (which runs no cleanup and leaves the pool to play its chunks to the end): on Linux the kernel kills it
-    (prctl PDEATHSIG), elsewhere a thread of its own sees it orphaned within :data:`PARENT_POLL_SECONDS`."""
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    else:
-
-        def watch() -> None:
-            while os.getppid() == parent:
-                time.sleep(PARENT_POLL_SECONDS)
-            os._exit(1)
-
-        threading.Thread(target=watch, daemon=True).start()
-    if os.getppid() != parent:  # the parent died before the watch began
-        os._exit(1)
 
 
 def read_chunks(config: ImitationConfig) -> dict[str, np.ndarray]:

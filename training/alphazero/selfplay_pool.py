@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import multiprocessing as mp
+import os
 import queue
 import signal
 import time
@@ -17,6 +18,7 @@ import torch
 from agents.alphazero.network import RingNet, build_network, make_evaluator
 from agents.alphazero.selfplay import Samples, SelfPlay
 from agents.checkpoint import load_tensors
+from competition.parent_death import die_with_parent
 from training.alphazero.config import AlphaZeroConfig
 
 #: Seconds a self-play process waits for a job before checking that the learner is still alive.
@@ -74,9 +76,13 @@ def _next_job(jobs: mp.Queue) -> bytes | None:
                 return None
 
 
-def _worker_main(worker: int, config: dict[str, Any], start_generation: int, jobs: mp.Queue, results: mp.Queue):
+def _worker_main(
+    worker: int, config: dict[str, Any], start_generation: int, jobs: mp.Queue, results: mp.Queue, parent: int
+):
     """A self-play process: for each job (network weights), play a generation and send back its samples. It
-    ignores Ctrl-C (inherited from :class:`SelfPlayPool`): the learner stops it, or its death does."""
+    ignores Ctrl-C (inherited from :class:`SelfPlayPool`): the learner stops it, or its death does, at once
+    (:func:`die_with_parent`: a learner killed with SIGKILL leaves no self-play playing on)."""
+    die_with_parent(parent)
     results.cancel_join_thread()  # exit without waiting for a dead learner to read the last samples
     try:
         torch.set_num_threads(1)
@@ -103,7 +109,7 @@ class SelfPlayPool:
         self.processes = [
             context.Process(
                 target=_worker_main,
-                args=(w, config.to_dict(), start_generation, self.jobs[w], self.results),
+                args=(w, config.to_dict(), start_generation, self.jobs[w], self.results, os.getpid()),
                 daemon=True,
             )
             for w in range(config.workers)
