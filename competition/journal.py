@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.checkpoint import atomic_write
+from awale_env.games import get_game
 from competition.tasks import GameResult, GameTask
 
 #: The journal's file name in the CLI's ``--out`` folder.
@@ -221,4 +222,16 @@ def _recorded_game(record: Any, tasks: list[GameTask]) -> GameResult:
         and isinstance(end_reason, str)
     ):
         raise ValueError(f"game {index}: a bad winner, stores, plies or end reason")
+    rules = get_game(task.game)
+    if min(stores) < 0 or sum(stores) > rules.total_seeds:
+        raise ValueError(f"game {index}: stores {stores} are impossible in {rules.name} ({rules.total_seeds} seeds)")
+    if winner != (None if stores[0] == stores[1] else int(stores[1] > stores[0])):
+        raise ValueError(f"game {index}: winner {winner!r} is not the one the stores {stores} give (the player who "
+                         "captured more; null for a draw)")  # fmt: skip
+    if end_reason not in rules.end_reasons[1:]:
+        raise ValueError(f"game {index}: end reason {end_reason[:40]!r} is none of {rules.name}'s "
+                         f"({', '.join(rules.end_reasons[1:])})")  # fmt: skip
+    if plies < len(task.opening) or (task.max_plies is not None and plies > task.max_plies):
+        raise ValueError(f"game {index}: {plies} plies, not between its opening's {len(task.opening)} and the "
+                         f"limit {task.max_plies}")  # fmt: skip
     return GameResult(index, task.specs, task.opening, winner, tuple(stores), plies, end_reason)

@@ -265,6 +265,14 @@ def game_line(line: str, **change: object) -> str:
     return json.dumps({**json.loads(line), **change}) + "\n"
 
 
+def flipped(line: str) -> str:
+    """A journal line with the other player as the winner (a draw given to player 0)."""
+    game = json.loads(line)
+    if game["winner"] is None:
+        return game_line(line, winner=0)
+    return game_line(line, winner=1 - game["winner"])
+
+
 @pytest.mark.parametrize(
     "edit, message",
     [
@@ -273,6 +281,17 @@ def game_line(line: str, **change: object) -> str:
         (lambda lines: lines[:2] + [game_line(lines[2], index=99)], "line 3: game index 99 is not one of"),
         (lambda lines: lines[:2] + [game_line(lines[2], opening=[0])], "line 3: game \\d+ has other agents"),
         (lambda lines: lines[:2] + [game_line(lines[2], winner="0")], "line 3: game \\d+: a bad winner"),
+        (lambda lines: lines[:2] + [flipped(lines[2])], "line 3: game \\d+: winner . is not the one the stores"),
+        (
+            lambda lines: lines[:2] + [game_line(lines[2], stores=[90, 90])],
+            "line 3: game \\d+: stores \\[90, 90\\] are impossible",
+        ),
+        (lambda lines: lines[:2] + [game_line(lines[2], stores=[-1, 0], winner=1)], "line 3: game \\d+: stores"),
+        (
+            lambda lines: lines[:2] + [game_line(lines[2], end_reason="resign")],
+            "line 3: game \\d+: end reason 'resign'",
+        ),
+        (lambda lines: lines[:2] + [game_line(lines[2], plies=10**6)], "line 3: game \\d+: 1000000 plies"),
         (lambda lines: lines[:2] + ['{"index": 0}\n'], "line 3: not a game"),
         (lambda lines: ['{"format": "something else"}\n'] + lines[1:3], "line 1: not the settings line"),
         (lambda lines: ["[]\n"] + lines[1:3], "line 1: not the settings line"),
