@@ -49,6 +49,8 @@ from competition.tasks import PreparedAgents, check_round, prepared_agent, sched
 COURSE_SECONDS = 3.0
 #: Each program's default address-space limit in MiB: three times what ``awale bot`` with a network takes.
 DEFAULT_MEMORY_MB = 4096
+#: The largest limit: 1 TiB, beyond any machine a tournament runs on (and within what ``RLIMIT_AS`` holds).
+MAX_MEMORY_MB = 1 << 20
 #: Bytes of a program's standard error kept per game (its log file).
 LOG_CAP = 256 * 1024
 #: The event name of a tournament in its store.
@@ -85,6 +87,9 @@ def load_players(path: Path, game: str) -> list[tuple[PlayerSpec, PlayerEntry]]:
         raise PlayersError(f"cannot read {path}: {error.strerror or error}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise PlayersError(f"{path} is not TOML: {error}") from None
+    except RecursionError:
+        deep = f"{path}: values nested too deep (a players file holds [[player]] tables of texts)"
+        raise PlayersError(deep) from None
     entries = data.get("player")
     unknown = sorted(set(data) - {"player"})
     if unknown:
@@ -95,6 +100,8 @@ def load_players(path: Path, game: str) -> list[tuple[PlayerSpec, PlayerEntry]]:
     players, names = [], set()
     for number, entry in enumerate(entries, 1):
         where = f"{path}: player {number}"
+        if not isinstance(entry, dict):
+            raise PlayersError(f"{where}: not a [[player]] table (a name and a command or an agent)")
         name = entry.get("name")
         if not isinstance(name, str) or not name.strip() or len(name) > 100:
             raise PlayersError(f"{where}: field 'name' must be a non-empty text of at most 100 characters")
@@ -160,6 +167,8 @@ class TournamentSettings:
                              f"{self.seconds:g} and {self.startup:g}")  # fmt: skip
         if self.openings < 0 or self.seed < 0 or self.memory_mb < 0:
             raise ValueError("--openings, --seed and --memory must not be negative")
+        if self.memory_mb > MAX_MEMORY_MB:
+            raise ValueError(f"--memory must be at most {MAX_MEMORY_MB} MiB (1 TiB; 0: no limit), got {self.memory_mb}")
         programs = [p.name for p in players if p.kind == "command"]
         if self.openings and programs:
             raise ValueError(f"--openings needs agents only: the course protocol cannot tell a program a position, and "

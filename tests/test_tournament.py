@@ -244,6 +244,61 @@ def test_kill_9_then_the_same_command_plays_only_the_missing_games(tmp_path):
     assert "24 games, 24 in" in third.stdout and "0 to play" in third.stdout
 
 
+#: A program that starts a process leaving its process group (``setsid``; its command line holds the folder given
+#: as first argument), then hangs.
+HANGER = textwrap.dedent(
+    """\
+    import subprocess, sys, time
+    sleeper = [sys.executable, "-c", "import time; time.sleep(1000)", sys.argv[1]]
+    subprocess.run([sys.executable, "-c", "import os, subprocess, sys; os.setsid(); subprocess.Popen(sys.argv[1:])",
+                    *sleeper])
+    sys.stdin.readline()
+    time.sleep(1000)
+    """
+)
+
+
+def test_kill_9_during_games_ends_the_workers_the_guards_and_every_program(tmp_path):
+    """Two games under way on two workers, their programs hanging (one hour per move) with processes that left their
+    group: ``kill -9`` of the tournament ends at once every process it started (workers, guards, programs) and what
+    the programs started, rather than when the games under way end."""
+    script = tmp_path / "hanger.py"
+    script.write_text(HANGER)
+    hanger = f"{sys.executable} {script} {tmp_path}"
+    players = players_file(tmp_path, {"hang-a": ("command", hanger), "hang-b": ("command", hanger),
+                                      "greedy": ("agent", "greedy")})  # fmt: skip
+    command = [AWALE, "tournament", str(players), "--game", GAME, "--db", str(tmp_path / "t.db"), "--workers", "2",
+               "--time", "3600", "--startup", "60", "--no-progress"]  # fmt: skip
+    with open(tmp_path / "log", "wb") as log:  # a file, not a pipe: orphans must not hold up this test
+        run = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    started: list[psutil.Process] = []
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while len([p for p in stand_in_processes(str(tmp_path)) if "time.sleep" in " ".join(p.cmdline())]) < 3:
+            assert run.poll() is None and time.monotonic() < deadline, (tmp_path / "log").read_text()
+            time.sleep(0.2)
+        started = psutil.Process(run.pid).children(recursive=True)
+        assert len([p for p in started if "spawn_main" in " ".join(p.cmdline())]) == 2  # the pool's workers
+        run.send_signal(signal.SIGKILL)
+        run.wait(timeout=30)
+        _, alive = psutil.wait_procs(started, timeout=60)
+        assert not alive, [" ".join(p.cmdline())[:100] for p in alive]
+        for _ in range(300):  # the processes that left their group end with their guards
+            if not stand_in_processes(str(tmp_path)):
+                break
+            time.sleep(0.1)
+        assert not stand_in_processes(str(tmp_path))
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+        for process in started + stand_in_processes(str(tmp_path)):  # a failure leaves nothing behind either
+            try:
+                process.kill()
+            except psutil.NoSuchProcess:
+                pass
+
+
 def test_a_second_writer_a_corrupt_or_a_foreign_file_and_bad_players_are_one_line(tmp_path):
     players = players_file(tmp_path, {"a": ("agent", "random"), "b": ("agent", "greedy")})
     db = tmp_path / "t.db"
@@ -261,6 +316,7 @@ def test_a_second_writer_a_corrupt_or_a_foreign_file_and_bad_players_are_one_lin
             result = awale("tournament", *args)
             assert result.returncode == 1 and message in result.stderr, result.stderr
             assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    deep = "[" * 100_000 + "]" * 100_000
     bad = {
         '[[player]]\nname = "a"\nagent = "random"\n': "at least 2 [[player]] tables",
         '[[player]]\nname = "a"\nagent = "random"\n[[player]]\nname = "b"\n': "player 2 ('b'): give exactly one",
@@ -271,6 +327,9 @@ def test_a_second_writer_a_corrupt_or_a_foreign_file_and_bad_players_are_one_lin
             "player 2 ('b'): field 'agent'"
         ),
         "[[player]\n": "is not TOML",
+        "player = [1, 2]\n": "player 1: not a [[player]] table",
+        f'[[player]]\nname = "a"\nagent = "random"\nnotes = {deep}\n': "values nested too deep",
+        f"player = [{deep}]\n": "values nested too deep",
     }
     for text, message in bad.items():
         players.write_text(text)
@@ -279,6 +338,11 @@ def test_a_second_writer_a_corrupt_or_a_foreign_file_and_bad_players_are_one_lin
         assert result.stderr.count("\n") == 1
     with pytest.raises(StoreError, match="no such results store"):
         open_store(tmp_path / "missing.db")
+    players.write_text('[[player]]\nname = "a"\nagent = "random"\n[[player]]\nname = "b"\nagent = "greedy"\n')
+    for memory in ("10000000000000", str(2**20 + 1)):  # 10^13 MiB overflowed the guard's limit: every program crashed
+        result = awale("tournament", str(players), "--game", GAME, "--db", str(tmp_path / "mem.db"), "--memory", memory)
+        assert result.returncode == 2 and result.stderr.startswith("error: --memory must be at most 1048576 MiB")
+        assert result.stderr.count("\n") == 1 and not (tmp_path / "mem.db").exists()
     players.write_text('[[player]]\nname = "a"\nagent = "random"\n[[player]]\nname = "b"\nagent = "greedy"\n')
     result = awale("tournament", str(players), "--game", GAME, "--db", str(tmp_path / "env.db"), "--runtime-env", "{}")
     assert result.returncode == 2 and result.stderr.strip() == "error: --runtime-env is for --backend ray"

@@ -182,6 +182,27 @@ def test_a_truncated_replay_buffer_of_an_older_run_is_one_line(alphazero_run, tm
     assert not (run / "replay.npz").exists() and "replay" in read_checkpoint(run / "state.pt")
 
 
+@pytest.mark.parametrize(("field", "value"), [("generation", -1), ("best_generation", 10**30), ("totals", "games")])
+def test_a_counter_out_of_range_in_a_checkpoint_is_one_line_naming_the_file_and_field(
+    alphazero_run, tmp_path, capsys, field, value
+):
+    """A negative generation ended in numpy's 'expected non-negative integer', a huge one in TensorBoard's 'Value
+    out of range': neither named the file or the field."""
+    run = tmp_path / "run"
+    shutil.copytree(alphazero_run, run)
+    state = read_checkpoint(run / "state.pt")
+    if field == "totals":
+        field, state["totals"][value] = f"totals.{value}", -5
+    else:
+        state[field] = value
+    torch.save(state, run / "state.pt")
+    with pytest.raises(SystemExit) as stop:
+        alphazero_trainer.main([*TINY_RUN, "--run-dir", str(run), "--resume", "--generations", "2", "--workers", "0"])
+    assert stop.value.code == 2
+    line = one_error_line(capsys)
+    assert "state.pt" in line and f"field {field!r} of the training state must be an integer in [0, 2**62]" in line
+
+
 # --- zip bombs ----------------------------------------------------------------------------------------------------
 
 

@@ -338,3 +338,19 @@ def test_serve_refuses_a_bad_records_file_in_one_line(tmp_path):
     result = CliRunner().invoke(cli_app, ["serve", "--records", str(bad)])
     assert result.exit_code != 0 and "ply 2: illegal move 1R" in result.output
     assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("x" * 200_000 + "\n", "bad record header 'xxxx"),
+        ("awale16 max_plies=" + "9" * 200_000 + "\n", "bad max_plies '9999"),
+        ('{"game": "awale16", "moves": ["' + "Z" * 200_000 + '"]}\n', "ply 1: malformed move 'ZZZZ"),
+    ],
+)
+def test_a_records_error_quotes_an_excerpt_of_a_huge_line(tmp_path, text, said):
+    bad = tmp_path / "bad.txt"
+    bad.write_text(text)
+    result = CliRunner().invoke(cli_app, ["serve", "--records", str(bad)])
+    assert result.exit_code != 0 and said in result.output and "(200000 characters)" in result.output
+    assert len(result.output.strip().splitlines()) == 1 and len(result.output) < 800

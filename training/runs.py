@@ -37,11 +37,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import tyro
 
 from agents.checkpoint import atomic_write
 from agents.extras import MissingExtraError
 from agents.registry import format_spec
+from awale_env.errors import CheckpointError
 from competition import interrupts
 
 CONFIG_FILE = "config.json"
@@ -63,6 +65,9 @@ MAX_COUNT = 10**12
 MANGLED_STATE = (
     KeyError, TypeError, ValueError, RuntimeError, AttributeError, IndexError, OverflowError, RecursionError,
 )  # fmt: skip
+#: The largest counter (generation, epoch, moves played...) a checkpoint may hold: far beyond any run, and within
+#: the 64-bit integers that seeding and TensorBoard's steps take.
+MAX_SAVED_COUNT = 2**62
 #: Fields of every trainer's configuration that say where the run is and how it starts, not what it is.
 PLACE_FIELDS = ("run_dir", "resume")
 
@@ -292,6 +297,16 @@ def excerpt(value: Any, most: int = 80) -> str:
     """``repr(value)``, cut to ``most`` characters: what a message quotes of a value read from a file."""
     text = repr(value)
     return text if len(text) <= most else f"{text[: most - 5]}...{text[-2:]}"
+
+
+def saved_count(value: Any, field: str, source: str) -> int:
+    """A counter of a checkpoint's training state (``field``: its name in the file) as an int; CheckpointError naming
+    ``source`` and the field for anything but an integer in [0, :data:`MAX_SAVED_COUNT`] (a negative generation would
+    end in numpy's seeding, a huge one in TensorBoard's writer, neither saying which file and field)."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or not 0 <= value <= MAX_SAVED_COUNT:
+        raise CheckpointError(f"{source}: field {field!r} of the training state must be an integer in [0, 2**62], "
+                              f"got {excerpt(value)}")  # fmt: skip
+    return int(value)
 
 
 def check_types(config: Any) -> None:

@@ -129,9 +129,25 @@ def replay_of_record(record: GameRecord, title: str, extra: dict[str, Any] | Non
 _HEADER = re.compile(r"^\S+\s+max_plies=", re.MULTILINE)
 
 
+#: Characters of a value of a record that an error quotes (a record's line can be megabytes long), and the most
+#: characters of an error message about a record.
+QUOTED_CHARS = 60
+MESSAGE_CHARS = 600
+#: A quoted value (``'...'`` or ``"..."``, as ``repr`` writes it) longer than :data:`QUOTED_CHARS`.
+_LONG_QUOTE = re.compile("|".join(f"{q}[^{q}\\n]{{{QUOTED_CHARS + 1},}}{q}" for q in "'\""))
+
+
+def capped(message: str) -> str:
+    """An error message about a record with each long quoted value cut to an excerpt (its length said) and the whole
+    kept to :data:`MESSAGE_CHARS`: what the records hold is never echoed whole."""
+    message = _LONG_QUOTE.sub(lambda m: f"{m[0][: QUOTED_CHARS + 1]}...{m[0][0]} ({len(m[0]) - 2} characters)", message)
+    return message if len(message) <= MESSAGE_CHARS else f"{message[:MESSAGE_CHARS]}... ({len(message)} characters)"
+
+
 def parse_records(text: str) -> list[tuple[GameRecord, dict[str, Any]]]:
     """The records of a text: JSON records one per line (their other fields kept: ``players``, ``seconds``,
-    ``fault``), or text records each starting with its header line; RecordError names the first bad one."""
+    ``fault``), or text records each starting with its header line; RecordError names the first bad one, quoting
+    excerpts of what it holds (:func:`capped`)."""
     lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     if lines and all(line.lstrip().startswith("{") for line in lines):
         records = []
@@ -139,7 +155,7 @@ def parse_records(text: str) -> list[tuple[GameRecord, dict[str, Any]]]:
             try:
                 record = GameRecord.from_text(line)
             except RecordError as error:
-                raise RecordError(f"record {number}: {error}") from None
+                raise RecordError(f"record {number}: {capped(str(error))}") from None
             data = json.loads(line)
             records.append((record, {key: data[key] for key in ("players", "seconds", "fault") if key in data}))
         return records
@@ -150,7 +166,7 @@ def parse_records(text: str) -> list[tuple[GameRecord, dict[str, Any]]]:
         try:
             records.append((GameRecord.from_text(chunk), {}))
         except RecordError as error:
-            raise RecordError(f"record {number}: {error}") from None
+            raise RecordError(f"record {number}: {capped(str(error))}") from None
     return records
 
 

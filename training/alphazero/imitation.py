@@ -279,9 +279,10 @@ CHUNK_KINDS = {"obs": "f", "action": "iu", "outcome": "f", "score": "iu", "score
 
 
 def check_chunk(arrays: dict[str, np.ndarray], source: str, game: Any) -> dict[str, np.ndarray]:
-    """The arrays of a chunk of ``game``'s teacher samples, checked: CheckpointError naming ``source`` and the array
-    that is missing, of the wrong shape or kind, or holds values no teacher game gives (a NaN or an infinity, a move
-    outside the game's, an outcome other than -1, 0 or 1), so that nothing damaged is trained on."""
+    """The arrays of a chunk of ``game``'s teacher samples, checked, their floats as float32: CheckpointError naming
+    ``source`` and the array that is missing, of the wrong shape or kind, or holds values no teacher game gives (a NaN
+    or an infinity, a move outside the game's, an outcome other than -1, 0 or 1), so that nothing damaged is trained
+    on."""
     n = len(arrays.get("action", ()))
     shapes = {"obs": (n, game.obs_size), **{name: (n,) for name in CHUNK_ARRAYS[1:]}}
     for name, shape in shapes.items():
@@ -294,6 +295,10 @@ def check_chunk(arrays: dict[str, np.ndarray], source: str, game: Any) -> dict[s
         if arrays[name].dtype.kind not in CHUNK_KINDS[name]:
             kind = {"f": "floats", "iu": "integers", "b": "booleans"}[CHUNK_KINDS[name]]
             raise CheckpointError(f"{source}: array {name!r} holds {arrays[name].dtype}, not {kind}")
+    # The network trains in float32: a chunk of other floats (float64, written by other tools) is converted, and a
+    # value beyond float32's range becomes an infinity, refused below.
+    with np.errstate(over="ignore"):
+        arrays = arrays | {name: arrays[name].astype(np.float32, copy=False) for name in ("obs", "outcome")}
     for name in ("obs", "outcome"):
         if not np.isfinite(arrays[name]).all():
             raise CheckpointError(f"{source}: array {name!r} holds non-finite values (NaN or infinity)")
@@ -416,12 +421,14 @@ class Run:
         self.net.load_state_dict(network_from_checkpoint(payload, source=source).state_dict())
         try:
             self.optimizer.load_state_dict(payload["optimizer"])
-            self.epoch = int(payload["epoch"])
+            self.epoch = runs.saved_count(payload["epoch"], "epoch", source)
             self.best_loss = float(payload["best_loss"])
             self.score_scale = float(payload["score_scale"])
             self.rng.bit_generator.state = json.loads(payload["rng"])
             torch.set_rng_state(payload["torch_rng"])
             return float(payload["elapsed"])
+        except CheckpointError:
+            raise  # a counter out of range: named with its field
         except runs.MANGLED_STATE as error:
             detail = f"{type(error).__name__}: {error}"
             raise CheckpointError(f"{source} lacks or mangles the training state: {detail}") from None

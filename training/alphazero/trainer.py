@@ -252,12 +252,15 @@ class Run:
         self.best.load_state_dict(network_from_checkpoint(payload, "best_state_dict", source).state_dict())
         try:
             self.optimizer.load_state_dict(payload["optimizer"])
-            self.generation = int(payload["generation"])
-            self.best_generation = int(payload["best_generation"])
-            self.totals = {key: int(value) for key, value in payload["totals"].items()}
+            self.generation = runs.saved_count(payload["generation"], "generation", source)
+            self.best_generation = runs.saved_count(payload["best_generation"], "best_generation", source)
+            self.totals = {key: runs.saved_count(value, f"totals.{key}", source)
+                           for key, value in payload["totals"].items()}  # fmt: skip
             self.rng.bit_generator.state = json.loads(payload["rng"])
             torch.set_rng_state(payload["torch_rng"])
             elapsed = float(payload.get("elapsed", 0.0))
+        except CheckpointError:
+            raise  # a counter out of range: named with its field
         except runs.MANGLED_STATE as error:
             detail = f"{type(error).__name__}: {error}"
             raise CheckpointError(f"{source} lacks or mangles the training state: {detail}") from None

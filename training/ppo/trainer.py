@@ -158,6 +158,8 @@ def train(args: Args) -> Path:
         saved = resumed.config["trainer"]
         if any(not isinstance(saved.get(key), type(value)) for key, value in trainer.items()):
             raise CheckpointError(f"{resumed.path}: its trainer's counters are not {', '.join(trainer)}")
+        for key in ("num_timesteps", *(key for key, value in trainer.items() if isinstance(value, int))):
+            runs.saved_count(resumed.config[key] if key == "num_timesteps" else saved[key], key, str(resumed.path))
         trainer = saved
         pool.snapshots = resumed.pool
     env_seed = args.seed + (resumed.num_timesteps if resumed else 0)  # a resume plays new games, not the first again
