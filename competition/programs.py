@@ -550,11 +550,21 @@ class RefereedGame:
             self.report.first_answer[number - 1] = took
         else:
             self.report.longest_answer[number - 1] = max(self.report.longest_answer[number - 1], took)
-        move, action, claim = check_answer(self.game, self.state, line)
-        after = self.state.play(action)
         quoted = excerpt(line.strip())
+        try:
+            move, action, claim = check_answer(self.game, self.state, line)
+        except Fault as fault:
+            words = line.split()
+            last = self.report.moves[-1] if self.report.moves else None
+            if fault.kind == "illegal" and words[:1] == ["RESULT"] and len(words) == 4 and words[1] == last:
+                a, b = self.scores(self.state)  # not its own move: it says the opponent's last move ended the game
+                raise Fault("false_result", f"answered {quoted} as if the opponent's {last} had ended the game, but "
+                            f"the game goes on (scores {a}-{b})", quoted) from None  # fmt: skip
+            raise
+        after = self.state.play(action)
         if claim is not None and not after.is_terminal:
-            raise Fault("false_result", f"answered {quoted} but the game goes on", quoted)
+            a, b = self.scores(after)
+            raise Fault("false_result", f"answered {quoted} but the game goes on (scores {a}-{b})", quoted)
         scores = self.scores(after)
         if claim is not None and claim != scores:
             raise Fault("false_result", f"answered {quoted}; the scores are {scores[0]} {scores[1]}", quoted)

@@ -393,3 +393,46 @@ def test_a_program_beyond_its_memory_limit_loses_by_a_crash_and_the_tournament_g
         assert [(g.fault.player, g.fault.kind) for g in games] == [("hog", "crash")] * 2
         assert all("MemoryError" in g.fault.detail and "exit code 1" in g.fault.detail for g in games)
         assert [g.fault.ply for g in games] in ([3, 4], [4, 3])  # its second move
+
+
+#: A program for the RESULT claims: as JoueurA it answers START with its second argument, then waits; as JoueurB it
+#: answers the opponent's move ``m`` with ``RESULT m 50 33`` (``echo``: as if ``m`` had ended the game) or with
+#: ``RESULT <its second argument> 50 33`` (its own move, claimed to end the game).
+CLAIMER = textwrap.dedent(
+    """\
+    import sys
+    mode, move = sys.argv[1], sys.argv[2]
+    for line in sys.stdin:
+        line = line.strip()
+        if line == "END":
+            break
+        answer = move if line == "START" else f"RESULT {line if mode == 'echo' else move} 50 33"
+        print(answer, flush=True)
+    """
+)
+
+
+@pytest.mark.parametrize("mode", ["echo", "own"])
+def test_a_result_claimed_while_the_game_goes_on_is_a_false_result_with_the_scores(tmp_path, mode):
+    """JoueurB claims the game is over after JoueurA's first move: repeating that move in its RESULT line (as the
+    course's programs announce an opponent's final move) or with a legal move of its own. Either is a false result
+    (not an illegal move), and the detail gives the scores."""
+    from training.competition.programs import Program, RefereedGame
+
+    rules = get_game(GAME)
+    start = rules.initial()
+    first = rules.format_move(start.legal_actions()[0])
+    after = start.play(start.legal_actions()[0])
+    own = rules.format_move(after.legal_actions()[0])
+    script = tmp_path / "claimer.py"
+    script.write_text(CLAIMER)
+    argv = [[sys.executable, str(script), "first", first], [sys.executable, str(script), mode, own]]
+    report = RefereedGame(rules, {}, None, lambda index, seat: Program(argv[index], seat), 1, 30.0, 60.0).play()
+    scores = after.play(after.legal_actions()[0]).stores if mode == "own" else after.stores
+    claim = f"RESULT {first if mode == 'echo' else own} 50 33"
+    assert (report.end, report.faulty, report.winner, report.fault_ply) == ("false_result", 2, 1, 2)
+    expected = {
+        "echo": f"answered {claim!r} as if the opponent's {first} had ended the game, but the game goes on",
+        "own": f"answered {claim!r} but the game goes on",
+    }[mode]
+    assert report.detail == f"JoueurB at ply 2: {expected} (scores {scores[0]}-{scores[1]})"
