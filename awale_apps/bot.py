@@ -9,8 +9,9 @@ The course's referee checks nothing and never sends ``END``: a game ends with so
 answers a move that ends the game with ``RESULT <that move> <score of JoueurA> <score of JoueurB>`` and exits 0; with
 ``result_lines`` its own final move is written the same way. One line is one move: a line it cannot accept (empty,
 several words, a malformed or illegal move, ``START`` out of turn, a move after the end, a line longer than
-:data:`MAX_LINE_BYTES`) is answered with one line ``RESULT REFUSED <the line> (<why>)`` and the bot exits with code 2
-(:class:`ProtocolError`): it never guesses and never goes silent. ``END`` or the end of input ends it with code 0.
+:data:`MAX_LINE_BYTES`) is answered with one line ``RESULT REFUSED <the line> (<why>; at fault: <which program>;
+score so far: ...)`` and the bot exits with code 2 (:class:`ProtocolError`): it never guesses and never goes
+silent. ``END`` or the end of input ends it with code 0.
 
 Time: every answer's clock starts at the arrival of its line, the first one's at the start of the process (as the
 course's referee counts it) unless that line comes later than a whole budget after it. Where the moves come from is
@@ -46,11 +47,13 @@ MIN_SEARCH = 0.02
 
 
 class ProtocolError(ValueError):
-    """A line from the referee that the protocol does not allow where it came; ``line`` is an excerpt of it."""
+    """A line from the referee that the protocol does not allow where it came; ``line`` is an excerpt of it.
+    ``referee``: the referee's own line is at fault (``START`` where it does not belong), not the other program's
+    move it passed on."""
 
-    def __init__(self, message: str, line: str) -> None:
+    def __init__(self, message: str, line: str, referee: bool = False) -> None:
         super().__init__(message)
-        self.line = line
+        self.line, self.referee = line, referee
 
 
 def excerpt(text: str) -> str:
@@ -150,7 +153,7 @@ class BotGame:
             except ProtocolError as error:
                 if self.on_refusal is not None:
                     self.on_refusal(error)
-                self._write(f"RESULT REFUSED {error.line} ({str(error).split('; legal moves')[0]})")
+                self._write(self._refusal(error))
                 raise
             first = False
 
@@ -160,7 +163,7 @@ class BotGame:
         if first:
             self._check_first_line(line)
         elif line == "START":
-            raise ProtocolError(f"START after the game began (ply {len(self.history)}); expected a move", line)
+            raise ProtocolError(f"START after the game began (ply {len(self.history)}); expected a move", line, True)
         if line != "START":
             self._opponent_move(line)
             if self.state.is_terminal:
@@ -175,9 +178,9 @@ class BotGame:
         """The bot's seat, checked against the first line: ``START`` goes to JoueurA, who moves first."""
         moves_first = line == "START"
         if self.seat == 1 and moves_first:
-            raise ProtocolError("received START as JoueurB: START goes to JoueurA, who moves first", line)
+            raise ProtocolError("received START as JoueurB: START goes to JoueurA, who moves first", line, True)
         if self.seat == 0 and not moves_first:
-            raise ProtocolError(f"expected START: JoueurA moves first, got {excerpt(line)!r}", excerpt(line))
+            raise ProtocolError(f"expected START: JoueurA moves first, got {excerpt(line)!r}", excerpt(line), True)
         self.seat = 0 if moves_first else 1
         self.log(f"playing as {SEAT_NAMES[self.seat]}")
 
@@ -215,6 +218,20 @@ class BotGame:
         self.state = after
         self.log(f"ply {after.ply}: {move} from {source}, {time.monotonic() - arrived:.2f} s after {self.clock}")
         self.clock = "its line"
+
+    def _refusal(self, error: ProtocolError) -> str:
+        """The ``RESULT REFUSED`` line of ``error``, for a teacher who reads the referee's output alone: the line,
+        why, the program at fault in plain words (the referee passes the other program's lines on verbatim) and the
+        score so far."""
+        why = str(error).split("; legal moves")[0]
+        if error.referee:
+            culprit = "the referee (the seat it gave and START disagree)"
+        elif self.seat is None:
+            culprit = "the other program or the referee"
+        else:
+            culprit = f"{SEAT_NAMES[1 - self.seat]}, the other program (not this bot, {SEAT_NAMES[self.seat]})"
+        a, b = self._seat_scores(self.state)
+        return f"RESULT REFUSED {error.line} ({why}; at fault: {culprit}; score so far: JoueurA {a}, JoueurB {b})"
 
     def _scores(self) -> str:
         a, b = self._seat_scores(self.state)

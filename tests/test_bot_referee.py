@@ -210,6 +210,25 @@ def test_protocol_errors(seat, lines, message):
         play_lines(lines, seat)
 
 
+def test_a_refusal_names_the_program_at_fault_and_the_score_so_far():
+    """The course's referee prints the RESULT REFUSED line and stops: the teacher reads there who broke the rules
+    (the other program, whose move the referee passed on, or the referee itself) and the score at that moment."""
+    game = in_process(make("random", seed=1), seat=1)
+    with pytest.raises(ProtocolError):
+        game.play(LineReader(io.BytesIO(b"1R\n2R\n")))
+    a, b = game.state.stores[game.first_player], game.state.stores[1 - game.first_player]
+    line = game.moves.getvalue().splitlines()[-1]
+    assert line.startswith("RESULT REFUSED 2R (JoueurA's move at ply 3 refused: illegal move 2R for player 0")
+    assert line.endswith(f"; at fault: JoueurA, the other program (not this bot, JoueurB); score so far: JoueurA {a}, "
+                         f"JoueurB {b})")  # fmt: skip
+    referee = in_process(make("random", seed=1), seat=1)
+    with pytest.raises(ProtocolError):
+        referee.play(LineReader(io.BytesIO(b"START\n")))
+    assert "; at fault: the referee (the seat it gave and START disagree); score so far: JoueurA 0, JoueurB 0)" in (
+        referee.moves.getvalue()
+    )
+
+
 def test_protocol_seat_comes_from_the_first_line_without_an_argument_and_moves_after_the_end_are_refused():
     assert len(play_lines("START\n", None).splitlines()) == 1
     assert len(play_lines("1R\n", None).splitlines()) == 1
