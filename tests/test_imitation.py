@@ -14,6 +14,7 @@ from agents.alphazero.network import CheckpointError, load_network
 from agents.alphazero.selfplay import absolute_of_relative
 from awale_env.games import DEFAULT_GAME, get_game
 from competition.progress import Clock, Progress
+from training import teacher_games
 from training.alphazero import imitation
 
 
@@ -27,8 +28,8 @@ def small_config(tmp_path, **options) -> imitation.ImitationConfig:
 def test_a_teacher_game_records_the_teachers_moves_and_the_outcome_for_the_mover(tmp_path):
     config = small_config(tmp_path)
     game = get_game(config.game)
-    rows = imitation.play_teacher_game(config, 3, AlphaBetaAgent(depth=2))
-    again = imitation.play_teacher_game(config, 3, AlphaBetaAgent(depth=2))
+    rows = teacher_games.play_teacher_game(config, 3, AlphaBetaAgent(depth=2))
+    again = teacher_games.play_teacher_game(config, 3, AlphaBetaAgent(depth=2))
     assert all(np.array_equal(rows[name], again[name]) for name in imitation.CHUNK_ARRAYS)  # seeded by (seed, game)
     # Replay the game: every row's observation is the position's, its move legal, its outcome the mover's.
     rng = np.random.default_rng([config.seed, 3])
@@ -54,16 +55,16 @@ def test_the_score_scale_fitted_is_the_one_the_outcomes_follow():
     rng = np.random.default_rng(0)
     score = rng.normal(0, 300, 20_000)
     outcome = np.where(rng.random(20_000) < (1 + np.tanh(score / 150)) / 2, 1.0, -1.0)
-    assert 120 <= imitation.fit_score_scale(score, outcome) <= 190
+    assert 120 <= teacher_games.fit_score_scale(score, outcome) <= 190
     samples = {"score": np.array([150, 150]), "outcome": np.array([1.0, -1.0]), "scored": np.array([True, False])}
-    mixed = imitation.value_targets(samples, 150.0, 0.5)
+    mixed = teacher_games.value_targets(samples, 150.0, 0.5)
     assert mixed.tolist() == pytest.approx([0.5 + 0.5 * np.tanh(1.0), -1.0])
 
 
 def test_a_run_trains_a_network_the_agent_plays_and_a_resume_goes_on_without_replaying(tmp_path):
     config = small_config(tmp_path)
     run = imitation.train(config)
-    files = sorted((run.dir / imitation.CHUNKS_DIR).glob("chunk-*.npz"))
+    files = sorted((run.dir / teacher_games.CHUNKS_DIR).glob("chunk-*.npz"))
     assert len(files) == 2
     written = [f.stat().st_mtime_ns for f in files]
     assert len(run.metrics._read()[1]) == 2
@@ -76,7 +77,7 @@ def test_a_run_trains_a_network_the_agent_plays_and_a_resume_goes_on_without_rep
     resumed = imitation.train(small_config(tmp_path, epochs=3, games=6, resume=True))
     assert resumed.epoch == 3 and len(resumed.metrics._read()[1]) == 3
     assert [f.stat().st_mtime_ns for f in files] == written  # the games played are kept
-    assert len(list((run.dir / imitation.CHUNKS_DIR).glob("chunk-*.npz"))) == 3  # and the two more played
+    assert len(list((run.dir / teacher_games.CHUNKS_DIR).glob("chunk-*.npz"))) == 3  # and the two more played
 
 
 def test_the_runs_training_time_counts_the_teachers_games(tmp_path, monkeypatch):
@@ -100,8 +101,8 @@ def test_the_runs_training_time_counts_the_teachers_games(tmp_path, monkeypatch)
 
 def test_a_resume_with_more_games_completes_the_last_chunk_of_fewer(tmp_path):
     imitation.train(small_config(tmp_path, games=3, epochs=1))  # chunk 1 holds game 2 alone
-    assert imitation.missing_chunks(small_config(tmp_path, games=3)) == []
-    assert imitation.missing_chunks(small_config(tmp_path, games=5)) == [1, 2]
+    assert teacher_games.missing_chunks(small_config(tmp_path, games=3)) == []
+    assert teacher_games.missing_chunks(small_config(tmp_path, games=5)) == [1, 2]
     imitation.train(small_config(tmp_path, games=5, epochs=1, resume=True))
     assert sorted(set(imitation.read_chunks(small_config(tmp_path, games=5))["game"].tolist())) == [0, 1, 2, 3, 4]
 
@@ -115,7 +116,7 @@ def test_a_resume_may_not_change_the_teacher(tmp_path):
 def test_a_damaged_or_crafted_chunk_is_refused_with_its_name(tmp_path):
     config = small_config(tmp_path)
     imitation.play_chunks(config, [0, 1], Progress("", 2, 0, "chunk", Clock(), False))
-    path = imitation.chunk_path(tmp_path / "run", 1)
+    path = teacher_games.chunk_path(tmp_path / "run", 1)
     good = path.read_bytes()
     path.write_bytes(good[: len(good) // 2])
     with pytest.raises(CheckpointError, match="chunk-00001.npz"):

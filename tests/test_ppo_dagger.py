@@ -17,6 +17,7 @@ from agents.ppo import PPOAgent  # noqa: E402
 from agents.ppo.checkpoint import policy_from_npz  # noqa: E402
 from agents.ppo.policy import observe  # noqa: E402
 from awale_env.games import get_game  # noqa: E402
+from training import teacher_games  # noqa: E402
 from training.alphazero import imitation  # noqa: E402
 from training.ppo import teacher as ppo_teacher  # noqa: E402
 from training.ppo.trainer import Args, train  # noqa: E402
@@ -48,7 +49,7 @@ def test_the_student_plays_its_seat_and_the_teacher_labels_every_position():
         return min(state.legal_actions())
 
     teacher = ppo_teacher.RecordingTeacher("alphabeta:depth=1", "tactics")
-    rows = imitation.play_teacher_game(config, 3, teacher, lowest)
+    rows = teacher_games.play_teacher_game(config, 3, teacher, lowest)
     assert rows["student"].any() and not rows["student"].all()
     # the student's rows are the positions it was asked about, all of seat 3 % 2, and the teacher labelled them
     student_obs = rows["obs"][rows["student"]]
@@ -60,7 +61,7 @@ def test_the_student_plays_its_seat_and_the_teacher_labels_every_position():
     for state, obs in zip(asked, rows["obs"][following]):
         np.testing.assert_array_equal(obs, state.play(min(state.legal_actions())).observation_tensor())
     # and without a student the teacher plays both seats, as before
-    assert not imitation.play_teacher_game(config, 3, teacher)["student"].any()
+    assert not teacher_games.play_teacher_game(config, 3, teacher)["student"].any()
 
 
 @pytest.mark.parametrize("spec", ["mcts:simulations=20,seed=1", "alphazero:pretrained,simulations=8"])
@@ -68,7 +69,7 @@ def test_a_teacher_without_a_search_value_leaves_the_critic_to_the_outcomes(spec
     config = imitation.ImitationConfig(
         run_dir="unused", seed=2, games=2, teacher_depth=1, games_per_chunk=2, max_plies=60
     )
-    rows = imitation.play_teacher_game(config, 1, ppo_teacher.RecordingTeacher(spec, "board"))
+    rows = teacher_games.play_teacher_game(config, 1, ppo_teacher.RecordingTeacher(spec, "board"))
     assert len(rows["action"]) and not rows["scored"].any() and not rows["score"].any()
 
 

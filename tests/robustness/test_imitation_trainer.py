@@ -21,6 +21,7 @@ from test_imitation import small_config  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
 from awale_env.games import get_game  # noqa: E402
 from competition.progress import Clock, Progress  # noqa: E402
+from training import teacher_games  # noqa: E402
 from training.alphazero import imitation  # noqa: E402
 
 
@@ -64,11 +65,11 @@ def damaged(arrays: dict[str, np.ndarray], name: str, how: str) -> dict[str, np.
 )
 def test_a_damaged_chunk_is_one_line_naming_the_file_and_the_array(played, tmp_path, capsys, name, how, message):
     run_dir = tmp_path / "run"
-    (run_dir / imitation.CHUNKS_DIR).mkdir(parents=True)
+    (run_dir / teacher_games.CHUNKS_DIR).mkdir(parents=True)
     for chunk in range(2):
-        source = imitation.chunk_path(Path(played.run_dir), chunk)
-        imitation.chunk_path(run_dir, chunk).write_bytes(source.read_bytes())
-    path = imitation.chunk_path(run_dir, 1)
+        source = teacher_games.chunk_path(Path(played.run_dir), chunk)
+        teacher_games.chunk_path(run_dir, chunk).write_bytes(source.read_bytes())
+    path = teacher_games.chunk_path(run_dir, 1)
     with np.load(path) as npz:
         arrays = {key: npz[key] for key in npz.files}
     with path.open("wb") as file:
@@ -134,7 +135,7 @@ def busy_seconds(process) -> float:
 
 TEACHER_GAMES = {
     "imitation": (["training.alphazero.imitation", "--games", "400", "--games-per-chunk", "200", "--workers", "2"],
-                  imitation.CHUNKS_DIR),
+                  teacher_games.CHUNKS_DIR),
     "ppo cloning": (["training.ppo.trainer", "--teacher-games", "400", "--teacher-games-per-chunk", "200",
                      "--teacher-workers", "2"], "teacher/games"),
 }  # fmt: skip

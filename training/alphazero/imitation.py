@@ -23,9 +23,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import multiprocessing as mp
-import os
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -48,18 +45,15 @@ from agents.alphazero.network import (
     rotate_samples,
     save_checkpoint,
 )
-from agents.alphazero.selfplay import absolute_of_relative
 from agents.checkpoint import atomic_write, load_arrays
 from awale_env.games import DEFAULT_GAME, GAMES, get_game
-from competition.parent_death import die_with_parent
 from competition.progress import Clock, Progress
-from training import run_logs, runs
+from training import run_logs, runs, teacher_games
 from training.alphazero.config import NetworkOptions
 
 TRAINER_NAME = "imitation"
 STATE_FILE = "state.pt"
 BEST_FILE = "best.pt"
-CHUNKS_DIR = "games"
 #: Arrays of a chunk of teacher games, one row per position the teacher searched.
 CHUNK_ARRAYS = ("obs", "action", "outcome", "score", "scored", "game")
 #: The options a resume may change: how many games and epochs, and how the run uses this machine.
@@ -160,95 +154,26 @@ class ImitationConfig(NetworkOptions):
 # --- the teacher's games -------------------------------------------------------------------------------------------
 
 
-def chunk_path(run_dir: Path, chunk: int) -> Path:
-    return run_dir / CHUNKS_DIR / f"chunk-{chunk:05d}.npz"
-
-
-def play_teacher_game(
-    config: ImitationConfig, index: int, teacher: AlphaBetaAgent, student: Callable[[Any], int] | None = None
-) -> dict[str, np.ndarray]:
-    """Game ``index`` of the run: a random opening, then ``teacher`` for both players; one row per teacher move:
-    the observation, the move (relative to the mover, as the network numbers them), the outcome for the mover,
-    the teacher's search value and whether it searched (a lone legal move is not searched). With ``student`` (a
-    State to the move it plays), the student plays the seat ``index % 2`` and the teacher only says there what it
-    would play (the row's ``student`` is true): the positions are those the student reaches (DAgger)."""
-    game = get_game(config.game)
-    rng = np.random.default_rng([config.seed, index])
-    state = game.initial(max_plies=config.max_plies, seed=int(rng.integers(1 << 62)))
-    for _ in range(int(rng.integers(config.opening_min, config.opening_max + 1))):
-        if state.is_terminal:
-            break
-        state = state.play(int(rng.choice(state.legal_actions())))
-    teacher.reset(int(rng.integers(1 << 31)))
-    relative = np.argsort(absolute_of_relative(game), axis=1)  # relative[player][absolute action]
-    obs, action, player, score, scored, students = [], [], [], [], [], []
-    while not state.is_terminal:
-        move = teacher.act(state)
-        obs.append(state.observation_tensor())
-        action.append(relative[state.to_move][move])
-        player.append(state.to_move)
-        score.append(teacher.last_search["value"])
-        scored.append(teacher.last_search["depth"] > 0)
-        students.append(student is not None and state.to_move == index % 2)
-        state = state.play(student(state) if students[-1] else move)
-    winner = state.winner
-    outcome = [0.0 if winner is None else (1.0 if p == winner else -1.0) for p in player]
-    return {
-        "obs": np.asarray(obs, np.float32).reshape(-1, game.obs_size),
-        "action": np.asarray(action, np.int16),
-        "outcome": np.asarray(outcome, np.float32),
-        "score": np.asarray(score, np.int32),
-        "scored": np.asarray(scored, np.bool_),
-        "game": np.full(len(action), index, np.int32),
-        "student": np.asarray(students, np.bool_),
-    }
-
-
 def play_chunk(config: dict[str, Any], chunk: int) -> int:
     """Play the games of ``chunk`` and write their samples to its file (atomically); return the chunk."""
     cfg = ImitationConfig(**config)
     teacher = AlphaBetaAgent(depth=cfg.teacher_depth)
-    games = [play_teacher_game(cfg, i, teacher) for i in chunk_games(cfg, chunk)]
+    games = [teacher_games.play_teacher_game(cfg, i, teacher) for i in teacher_games.chunk_games(cfg, chunk)]
     arrays = {name: np.concatenate([g[name] for g in games]) for name in CHUNK_ARRAYS}
-    path = chunk_path(Path(cfg.run_dir), chunk)
+    path = teacher_games.chunk_path(Path(cfg.run_dir), chunk)
     atomic_write(path, lambda file: np.savez(file, **arrays))
     return chunk
 
 
-def chunk_games(config: ImitationConfig, chunk: int) -> range:
-    """The indices of the games of ``chunk``."""
-    first = chunk * config.games_per_chunk
-    return range(first, min(first + config.games_per_chunk, config.games))
-
-
-def missing_chunks(config: ImitationConfig) -> list[int]:
-    """The chunks still to play: no file yet, or a file from a run with fewer ``--games`` that holds only the first
-    of this chunk's games (a file that cannot be read is left for :func:`read_chunks` to name)."""
-    missing = []
-    for chunk in range(config.chunks):
-        path = chunk_path(Path(config.run_dir), chunk)
-        if not path.exists():
-            missing.append(chunk)
-            continue
-        try:
-            with np.load(path, allow_pickle=False) as npz:
-                played = len(np.unique(npz["game"]))
-        except Exception:  # numpy raises ValueError, KeyError, BadZipFile, ... depending on the damage
-            continue
-        if played < len(chunk_games(config, chunk)):
-            missing.append(chunk)
-    return missing
-
-
 def play_chunks(config: ImitationConfig, chunks: list[int], progress: Progress) -> None:
     """Play ``chunks`` in ``config.workers`` processes (none: here), updating ``progress`` as each is written."""
-    chunk_path(Path(config.run_dir), 0).parent.mkdir(parents=True, exist_ok=True)
+    teacher_games.chunk_path(Path(config.run_dir), 0).parent.mkdir(parents=True, exist_ok=True)
     if config.workers == 0 or not chunks:
         for chunk in chunks:
             play_chunk(config.to_dict(), chunk)
             progress.update(1, f"chunk {chunk} of the teacher's games written")
         return
-    with worker_pool(min(config.workers, len(chunks))) as pool:
+    with teacher_games.worker_pool(min(config.workers, len(chunks))) as pool:
         for chunk in pool.imap_unordered(_play_chunk_job, [(config.to_dict(), chunk) for chunk in chunks]):
             progress.update(1, f"chunk {chunk} of the teacher's games written")
 
@@ -257,19 +182,12 @@ def _play_chunk_job(job: tuple[dict[str, Any], int]) -> int:
     return play_chunk(*job)
 
 
-def worker_pool(processes: int) -> Any:
-    """A pool of ``processes`` spawned workers that end with this process however it ends
-    (:func:`competition.parent_death.die_with_parent`):
-    the teacher's games of the imitation trainer and of PPO's cloning are played in one."""
-    return mp.get_context("spawn").Pool(processes, initializer=die_with_parent, initargs=(os.getpid(),))
-
-
 def read_chunks(config: ImitationConfig) -> dict[str, np.ndarray]:
     """The samples of the chunks of the run's ``games``, checked; CheckpointError for a damaged file."""
     game = get_game(config.game)
     parts = []
     for chunk in range(config.chunks):
-        path = chunk_path(Path(config.run_dir), chunk)
+        path = teacher_games.chunk_path(Path(config.run_dir), chunk)
         parts.append(check_chunk(load_arrays(path.read_bytes(), repr(str(path))), repr(str(path)), game))
     return {name: np.concatenate([p[name] for p in parts]) for name in CHUNK_ARRAYS}
 
@@ -307,20 +225,6 @@ def check_chunk(arrays: dict[str, np.ndarray], source: str, game: Any) -> dict[s
     if not np.isin(arrays["outcome"], (-1.0, 0.0, 1.0)).all():
         raise CheckpointError(f"{source}: array 'outcome' holds values other than -1, 0 and 1")
     return {name: arrays[name] for name in CHUNK_ARRAYS}
-
-
-def fit_score_scale(score: np.ndarray, outcome: np.ndarray) -> float:
-    """The scale ``s`` for which ``tanh(score / s)`` best predicts the outcomes (least squares over a grid)."""
-    scales = np.geomspace(1, 10_000, 161)
-    errors = [np.mean((np.tanh(score / s) - outcome) ** 2) for s in scales]
-    return float(scales[int(np.argmin(errors))])
-
-
-def value_targets(samples: dict[str, np.ndarray], scale: float, weight: float) -> np.ndarray:
-    """The outcome, mixed with ``tanh(score / scale)`` with ``weight`` where the teacher searched."""
-    searched = np.tanh(samples["score"] / scale).astype(np.float32)
-    mixed = (1 - weight) * samples["outcome"] + weight * searched
-    return np.where(samples["scored"], mixed, samples["outcome"]).astype(np.float32)
 
 
 # --- training ------------------------------------------------------------------------------------------------------
@@ -454,7 +358,7 @@ def split(samples: dict[str, np.ndarray], value: np.ndarray, every: int) -> tupl
 def train(config: ImitationConfig) -> Run:
     """Play the teacher's missing games, then train (or with ``config.resume`` go on) to ``config.epochs``."""
     config, run_dir = runs.start(TRAINER, config)
-    missing = missing_chunks(config)
+    missing = teacher_games.missing_chunks(config)
     teacher = Clock()  # the teacher's games are part of the run's training time (its metrics' elapsed_s)
     progress = Progress("teacher games", config.chunks, config.chunks - len(missing), "chunk", teacher,
                              config.progress, every=0)  # fmt: skip
@@ -465,8 +369,10 @@ def train(config: ImitationConfig) -> Run:
     samples = read_chunks(config)
     run = Run(config, teacher.elapsed())
     if run.score_scale is None:
-        run.score_scale = fit_score_scale(samples["score"][samples["scored"]], samples["outcome"][samples["scored"]])
-    value = value_targets(samples, run.score_scale, config.score_weight)
+        run.score_scale = teacher_games.fit_score_scale(
+            samples["score"][samples["scored"]], samples["outcome"][samples["scored"]]
+        )
+    value = teacher_games.value_targets(samples, run.score_scale, config.score_weight)
     training, validation = split(samples, value, config.validation_every)
     epochs = Progress(TRAINER_NAME, config.epochs, run.epoch, "epoch", run.clock, config.progress, every=0)
     try:
@@ -505,7 +411,13 @@ def resolved(config: ImitationConfig) -> ImitationConfig:
 
 
 TRAINER = runs.Trainer(
-    TRAINER_NAME, ImitationConfig, resolved, train, STATE_FILE, RESUMABLE, other_checkpoints=(f"{CHUNKS_DIR}/*.npz",)
+    TRAINER_NAME,
+    ImitationConfig,
+    resolved,
+    train,
+    STATE_FILE,
+    RESUMABLE,
+    other_checkpoints=(f"{teacher_games.CHUNKS_DIR}/*.npz",),
 )
 
 

@@ -3,7 +3,7 @@
 PPO from random weights plateaus well below alpha-beta on the two-colour Awale; alpha-beta with the tuned evaluation
 already plays it well and costs milliseconds a move. ``awale train ppo --teacher-games N`` first has the teacher
 (``--teacher SPEC``, by default alpha-beta at ``--teacher-depth``) play N games against itself (the imitation
-trainer's teacher games, :func:`training.alphazero.imitation.play_teacher_game`: random openings, random tie-breaks),
+trainer's teacher games, :func:`training.teacher_games.play_teacher_game`: random openings, random tie-breaks),
 recording at every move the PPO network's own input (:func:`agents.ppo.policy.observe`: the board and the tactical
 features),
 the legal moves, the teacher's move, the outcome and alpha-beta's search value. The actor is then trained to the
@@ -40,6 +40,7 @@ from agents.ppo.policy import MASKED_LOGIT, Policy, input_size, observe, relativ
 from awale_env.errors import CheckpointError
 from awale_env.games import get_game
 from competition.progress import Progress
+from training import teacher_games
 from training.alphazero import imitation
 
 TEACHER_DIR = "teacher"
@@ -144,14 +145,14 @@ def play_chunk(options: dict[str, Any], teacher_dir: str, chunk: int) -> int:
     if student is not None:
         student.set_up_play()
     games = []
-    for index in imitation.chunk_games(config, chunk):
+    for index in teacher_games.chunk_games(config, chunk):
         rng = np.random.default_rng([opts.seed, index, 1])  # the student's random moves: its own stream per game
         play = None if student is None else student_player(student, opts.explore, rng)
-        samples = imitation.play_teacher_game(config, index, teacher, play)
+        samples = teacher_games.play_teacher_game(config, index, teacher, play)
         samples["obs"], samples["mask"] = teacher.take()
         games.append(samples)
     arrays = {name: np.concatenate([g[name] for g in games]) for name in ARRAYS}
-    atomic_write(imitation.chunk_path(Path(teacher_dir), chunk), lambda file: np.savez(file, **arrays))
+    atomic_write(teacher_games.chunk_path(Path(teacher_dir), chunk), lambda file: np.savez(file, **arrays))
     return chunk
 
 
@@ -196,16 +197,16 @@ def play_games(options: TeacherOptions, teacher_dir: Path, workers: int, progres
     """Play the chunks of teacher games not yet written, in ``workers`` processes (none: here)."""
     check_options(teacher_dir, options)
     config = options.imitation_config(teacher_dir, workers)
-    games_dir = imitation.chunk_path(teacher_dir, 0).parent
+    games_dir = teacher_games.chunk_path(teacher_dir, 0).parent
     games_dir.mkdir(parents=True, exist_ok=True)
     for unfinished in games_dir.glob("*.tmp"):  # what a killed run was writing
         unfinished.unlink()
-    jobs = [(asdict(options), str(teacher_dir), chunk) for chunk in imitation.missing_chunks(config)]
+    jobs = [(asdict(options), str(teacher_dir), chunk) for chunk in teacher_games.missing_chunks(config)]
     if workers == 0 or not jobs:
         for job in jobs:
             progress.note(f"teacher games: chunk {_play_chunk_job(job)} of {config.chunks} written")
         return
-    with imitation.worker_pool(min(workers, len(jobs))) as pool:
+    with teacher_games.worker_pool(min(workers, len(jobs))) as pool:
         for chunk in pool.imap_unordered(_play_chunk_job, jobs):
             progress.note(f"teacher games: chunk {chunk} of {config.chunks} written")
 
@@ -216,7 +217,7 @@ def read_games(options: TeacherOptions, teacher_dir: Path) -> dict[str, np.ndarr
     size, actions = input_size(options.game, options.features), get_game(options.game).num_actions
     parts = []
     for chunk in range(config.chunks):
-        path = imitation.chunk_path(teacher_dir, chunk)
+        path = teacher_games.chunk_path(teacher_dir, chunk)
         arrays = load_arrays(path.read_bytes(), repr(str(path)))
         n = len(arrays.get("action", ()))
         arrays.setdefault("student", np.zeros(n, np.bool_))  # chunks written before students were
@@ -279,8 +280,8 @@ def clone(
         samples = {name: array[samples["student"]] for name, array in samples.items()}
         second_target = log_probabilities(policy, samples["obs"], samples["mask"])
     else:
-        scale = imitation.fit_score_scale(samples["score"], samples["outcome"])
-        second_target = imitation.value_targets(samples, scale, SCORE_WEIGHT)
+        scale = teacher_games.fit_score_scale(samples["score"], samples["outcome"])
+        second_target = teacher_games.value_targets(samples, scale, SCORE_WEIGHT)
     weight = anchor if anchored else 1.0
     second_name = "kl" if anchored else "value_loss"
     held = samples["game"] % VALIDATION_EVERY == 0
