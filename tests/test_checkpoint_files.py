@@ -35,7 +35,7 @@ from awale_env.games import get_game  # noqa: E402
 AWALE = str(Path(sys.executable).with_name("awale"))
 TINY = NetworkConfig(channels=8, blocks=2, value_hidden=8)
 PRETRAINED_ALPHAZERO = sorted((Path(__file__).parents[1] / "agents" / "alphazero" / "pretrained").glob("*.pt"))
-PRETRAINED_PPO = sorted((Path(__file__).parents[1] / "agents" / "pretrained").glob("ppo_*.zip"))
+PRETRAINED_PPO = sorted((Path(__file__).parents[1] / "agents" / "ppo" / "pretrained").glob("ppo_*.zip"))
 
 
 def raw_pickle_running_code(path: Path, marker: Path, protocol: int) -> Path:

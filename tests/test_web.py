@@ -29,7 +29,7 @@ from awale_apps.web.thinker import search_bytes
 from awale_env import GameRecord, State
 from awale_env.games import DEFAULT_GAME, get_game
 
-PPO_CHECKPOINT = Path(__file__).resolve().parent.parent / "agents" / "pretrained" / "ppo_awale16.zip"
+PPO_CHECKPOINT = Path(__file__).resolve().parent.parent / "agents" / "ppo" / "pretrained" / "ppo_awale16.zip"
 
 
 def cell_moves(cell: dict) -> list[str]:

@@ -92,11 +92,11 @@ def test_a_chunk_of_float64_samples_is_trained_in_float32(played, tmp_path, caps
     """Chunks written by another tool in float64 (obs and outcome): read as float32 and trained on; a float64
     value beyond float32's range is refused as an infinity, naming the file and the array."""
     run_dir = tmp_path / "run"
-    (run_dir / imitation.CHUNKS_DIR).mkdir(parents=True)
+    (run_dir / teacher_games.CHUNKS_DIR).mkdir(parents=True)
     for chunk in range(2):
-        with np.load(imitation.chunk_path(Path(played.run_dir), chunk)) as npz:
+        with np.load(teacher_games.chunk_path(Path(played.run_dir), chunk)) as npz:
             arrays = {key: npz[key] for key in npz.files}
-        with imitation.chunk_path(run_dir, chunk).open("wb") as file:
+        with teacher_games.chunk_path(run_dir, chunk).open("wb") as file:
             np.savez(file, **damaged(damaged(arrays, "obs", "float64"), "outcome", "float64"))
     samples = imitation.read_chunks(small_config(tmp_path))
     assert samples["obs"].dtype == samples["outcome"].dtype == np.float32
@@ -104,7 +104,7 @@ def test_a_chunk_of_float64_samples_is_trained_in_float32(played, tmp_path, caps
                     "0", "--channels", "8", "--blocks", "1", "--value-hidden", "8", "--epochs", "1",
                     "--no-progress"])  # fmt: skip
     assert (run_dir / imitation.STATE_FILE).exists()
-    path = imitation.chunk_path(run_dir, 1)
+    path = teacher_games.chunk_path(run_dir, 1)
     with np.load(path) as npz:
         arrays = {key: npz[key] for key in npz.files}
     arrays["obs"].flat[0] = 1e300
