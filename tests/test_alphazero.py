@@ -295,6 +295,33 @@ def test_agent_plays_legal_moves_within_its_budget(tmp_path, monkeypatch):
         make("alphazero:path=/nonexistent/net.pt")
 
 
+def test_the_agent_searches_by_the_settings_its_network_was_trained_with(tmp_path):
+    """A checkpoint's search settings (training writes its run's) are the agent's defaults, a spec's override them:
+    a network trained with ``--c-puct 2.5`` is played and measured at 2.5, not at the search's default 1.5."""
+    from agents import make
+    from agents.alphazero import AlphaZeroAgent
+
+    net = RingNet(TINY)
+    save_checkpoint(tmp_path / "trained.pt", net, search={"simulations": 64, "c_puct": 2.5, "fpu_reduction": 0.0})
+    save_checkpoint(tmp_path / "plain.pt", net)  # records no search: the search's defaults
+    trained = make(f"alphazero:path={tmp_path / 'trained.pt'},simulations=60")
+    assert (trained.config.c_puct, trained.config.fpu_reduction, trained.config.simulations) == (2.5, 0.0, 60)
+    overridden = make(f"alphazero:path={tmp_path / 'trained.pt'},simulations=60,c_puct=1.5,fpu_reduction=0.2")
+    plain = AlphaZeroAgent(path=str(tmp_path / "plain.pt"), simulations=60)
+    assert plain.config == overridden.config == SearchConfig(simulations=60)
+    in_memory = AlphaZeroAgent(net=net, simulations=60, c_puct=2.5, fpu_reduction=0.0)
+    state = random_states(1, seed=3, plies=(6, 20))[0]
+    np.testing.assert_array_equal(trained.policy(state), in_memory.policy(state))  # searched at 2.5 / 0.0
+    np.testing.assert_array_equal(plain.policy(state), overridden.policy(state))
+    assert not np.array_equal(trained.policy(state), plain.policy(state))
+    payload = torch.load(tmp_path / "trained.pt", weights_only=True)
+    for bad in ({"c_puct": -1.0}, {"fpu_reduction": float("nan")}, {"c_puct": "x"}, [1, 2]):
+        payload["search"] = bad
+        torch.save(payload, tmp_path / "bad.pt")
+        with pytest.raises(CheckpointError, match="search"):
+            AlphaZeroAgent(path=str(tmp_path / "bad.pt"))
+
+
 def test_search_gives_the_same_counts_without_numba():
     """The compiled passes and their pure Python fallback (NUMBA_DISABLE_JIT=1) search identically."""
     from nojit import run_python

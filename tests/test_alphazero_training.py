@@ -74,6 +74,17 @@ def test_end_to_end_run_is_deterministic_and_resumes(tmp_path):
     assert (saved["generations"], saved["workers"]) == (3, 0)
 
 
+def test_best_pt_records_the_search_it_was_trained_with_and_the_agent_plays_by_it(tmp_path):
+    """The reference matches play ``best.pt`` through the agent: they measure the network as it was trained."""
+    from agents import make
+
+    train(config(tmp_path / "run", "--generations", "1", "--workers", "0", "--c-puct", "2.5", "--fpu-reduction", "0"))
+    search = read_checkpoint(tmp_path / "run" / "best.pt")["search"]
+    assert (search["simulations"], search["c_puct"], search["fpu_reduction"]) == (6, 2.5, 0.0)
+    agent = make(f"alphazero:path={tmp_path / 'run' / 'best.pt'},simulations=4")
+    assert (agent.config.c_puct, agent.config.fpu_reduction, agent.config.simulations) == (2.5, 0.0, 4)
+
+
 def test_cli_errors_are_one_line_and_a_resume_refuses_what_it_may_not_change(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main([*TINY_RUN, "--run-dir", str(tmp_path / "none"), "--resume", "--workers", "0"])

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from agents.alphazero.mcts import BatchedSearch, SearchConfig
-from agents.alphazero.network import RingNet, load_network, make_evaluator
+from agents.alphazero.network import RingNet, load_player, make_evaluator
 from agents.base import check_positive, check_seed, game_refusal
 from awale_env.games import DEFAULT_GAME, GAMES, Game, game_of, get_game
 
@@ -43,9 +43,12 @@ class AlphaZeroAgent:
     network plays the one game it was trained for, the shipped ones each game a network is shipped for, loaded when
     the agent first meets the game (:attr:`games`).
     ``simulations`` bounds the search (default 800); ``time`` (seconds per move) stops it when the time is up
-    (with both, whichever comes first). ``leaves`` leaves are evaluated per network call, spread by virtual loss:
-    a small batch costs the network little more than one position. Small batches run fastest on one thread, so
-    the agent sets torch to ``threads`` threads (None leaves torch's setting alone).
+    (with both, whichever comes first). The search's constants (``c_puct``, ``fpu_reduction``) are the ones the
+    network's checkpoint was trained with (:func:`~agents.alphazero.network.checkpoint_search`; the search's defaults
+    for a network given in memory or a checkpoint that records none); a value given here overrides them.
+    ``leaves`` leaves are evaluated per network call, spread by virtual loss: a small batch costs the network little
+    more than one position. Small batches run fastest on one thread, so the agent sets torch to ``threads`` threads
+    (None leaves torch's setting alone).
     """
 
     def __init__(
@@ -54,7 +57,8 @@ class AlphaZeroAgent:
         pretrained: bool = False,
         simulations: int | None = None,
         time: float | None = None,
-        c_puct: float = SearchConfig.c_puct,
+        c_puct: float | None = None,
+        fpu_reduction: float | None = None,
         leaves: int = DEFAULT_LEAVES,
         seed: int | None = None,
         net: RingNet | None = None,
@@ -66,16 +70,20 @@ class AlphaZeroAgent:
         check_seed(seed)
         if sum((path is not None, bool(pretrained), net is not None)) > 1:
             raise ValueError("give one of path, pretrained or net")
+        trained: dict[str, Any] = {}
         if net is None:
-            net = load_network(pretrained_path() if path is None else path)
+            net, trained = load_player(pretrained_path() if path is None else path)
         if threads is not None:
             torch.set_num_threads(threads)
         if simulations is None:
             simulations = MAX_TIMED_SIMULATIONS if time is not None else DEFAULT_SIMULATIONS
-        self.config = SearchConfig(simulations=simulations, c_puct=c_puct)
+        given = {"simulations": simulations, "c_puct": c_puct, "fpu_reduction": fpu_reduction}
+        #: The search settings given to the agent: they override those of every network it plays with.
+        self.overrides = {key: value for key, value in given.items() if value is not None}
+        SearchConfig(**self.overrides)  # a bad value said now, not at the first game
         self.time = time
         self.leaves = leaves
-        self._use(net)
+        self._use(net, trained)
         self.pretrained = path is None and (net is None or pretrained)
         self.path = None if path is None else Path(path)
         self.name = "alphazero" + (f":path={path}" if path else ":pretrained" if self.pretrained else "")
@@ -85,9 +93,11 @@ class AlphaZeroAgent:
         #: shipped networks every game one is shipped for.
         self.games = pretrained_games() if self.pretrained else (self.net.config.game,)
 
-    def _use(self, net: RingNet) -> None:
-        """Search with ``net`` from now on, its compiled kernels loaded (or compiled) now by a search of one network
-        call from the game's start: a move's time is then all search, the first one's of a fresh process too."""
+    def _use(self, net: RingNet, trained: dict[str, Any]) -> None:
+        """Search with ``net`` from now on, by the search settings it was ``trained`` with under the agent's own, its
+        compiled kernels loaded (or compiled) now by a search of one network call from the game's start: a move's
+        time is then all search, the first one's of a fresh process too."""
+        self.config = SearchConfig(**{**trained, **self.overrides})
         self.net = net.eval()
         self.evaluate = make_evaluator(self.net)
         game = get_game(self.net.config.game)
@@ -124,7 +134,7 @@ class AlphaZeroAgent:
         if game not in self.games:
             raise ValueError(game_refusal(self, self.name, game))
         if game != self.net.config.game:
-            self._use(load_network(pretrained_path(game), game))
+            self._use(*load_player(pretrained_path(game), game))
 
     def policy(self, state: Any) -> np.ndarray:
         """Visit counts of the search from ``state`` (a State of the network's game) per action (num_actions,)."""

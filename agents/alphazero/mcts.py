@@ -53,6 +53,10 @@ class SearchConfig:
     def __post_init__(self) -> None:
         if isinstance(self.simulations, bool) or not isinstance(self.simulations, int) or self.simulations < 1:
             raise ValueError(f"simulations must be a positive integer, got {self.simulations!r}")
+        for name in ("c_puct", "fpu_reduction", "dirichlet_alpha", "noise_fraction"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise ValueError(f"{name} must be a finite number, got {value!r}")
         if not self.c_puct > 0:
             raise ValueError(f"c_puct must be positive, got {self.c_puct!r}")
         if not self.dirichlet_alpha > 0:

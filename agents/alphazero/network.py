@@ -29,6 +29,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from agents.alphazero.folded import FoldedNet
+from agents.alphazero.mcts import SearchConfig
 from agents.checkpoint import atomic_write, load_tensors
 from awale_env.errors import CheckpointError
 from awale_env.games import DEFAULT_GAME, GAMES, Game, get_game
@@ -326,7 +327,31 @@ def check_game(net: RingNet, game: str, source: str = "this network") -> None:
 def load_network(path: str | Path, game: str | None = None) -> RingNet:
     """The network saved at ``path`` by :func:`save_checkpoint`, in evaluation mode; with ``game``, a
     CheckpointError unless it plays that game."""
-    net = network_from_checkpoint(read_checkpoint(path), source=repr(str(path)))
+    return load_player(path, game)[0]
+
+
+def load_player(path: str | Path, game: str | None = None) -> tuple[RingNet, dict[str, Any]]:
+    """:func:`load_network` and the search settings the network was trained with (:func:`checkpoint_search`)."""
+    payload = read_checkpoint(path)
+    net = network_from_checkpoint(payload, source=repr(str(path)))
     if game is not None:
         check_game(net, get_game(game).name, f"the network of {str(path)!r}")
-    return net
+    return net, checkpoint_search(payload, repr(str(path)))
+
+
+#: The search settings a network plays by as it was trained (the rest, budgets and self-play noise, are not its).
+PLAYED_SEARCH_SETTINGS = ("c_puct", "fpu_reduction")
+
+
+def checkpoint_search(payload: dict[str, Any], source: str = "checkpoint") -> dict[str, Any]:
+    """The settings of :data:`PLAYED_SEARCH_SETTINGS` a :func:`read_checkpoint` payload records under ``search``
+    (training writes them; a file without them records none), checked as :class:`SearchConfig` checks them."""
+    saved = payload.get("search", {})
+    if not isinstance(saved, dict):
+        raise CheckpointError(f"{source}: its 'search' entry is a {type(saved).__name__}, not a dict of settings")
+    settings = {key: saved[key] for key in PLAYED_SEARCH_SETTINGS if key in saved}
+    try:
+        SearchConfig(**settings)
+    except (TypeError, ValueError) as error:
+        raise CheckpointError(f"{source}: its search settings are not ones the search takes ({error})") from None
+    return settings

@@ -284,7 +284,7 @@ class Run:
             self.dir / BEST_FILE,
             self.best,
             generation=self.best_generation,
-            search={"simulations": self.config.simulations, "c_puct": self.config.c_puct},
+            search=dataclasses.asdict(self.config.search_config()),
             run_config=self.config.to_dict(),
         )
 
