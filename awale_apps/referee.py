@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -27,22 +27,24 @@ from competition.programs import (
     command_digest,
     split_command,
 )
+from competition.ratings import Standing, tally
 from competition.store import PlayerEntry, Store
-from competition.tournament import store_report
+from competition.tournament import report_outcome, store_report
+
+#: The two programs' names in the standings and the store, in the order of the command line.
+PROGRAMS = ("program 1", "program 2")
 
 
-@dataclass
-class Standing:
-    """One program's results over the match, with its longest first answer (start-up included) and its longest
-    answer to any later move, in seconds."""
+def match_standings(reports: list[GameReport]) -> list[Standing]:
+    """The standings of program 1 and program 2 after ``reports``."""
+    return tally(list(PROGRAMS), (report_outcome(PROGRAMS, report) for report in reports)).standings
 
-    command: str
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    faults: dict[str, int] = field(default_factory=dict)
-    first_answer: float = 0.0
-    longest_answer: float = 0.0
+
+def answer_times(reports: list[GameReport]) -> list[tuple[float, float]]:
+    """Per program, its longest first answer (start-up included) and its longest answer to any later move, in
+    seconds, over ``reports``."""
+    return [(max((r.first_answer[index] for r in reports), default=0.0),
+             max((r.longest_answer[index] for r in reports), default=0.0)) for index in (0, 1)]  # fmt: skip
 
 
 def referee(
@@ -55,7 +57,7 @@ def referee(
     startup: float,
     seat_style: str = "names",
     on_game: Callable[[GameReport], Any] | None = None,
-) -> tuple[list[GameReport], list[Standing]]:
+) -> list[GameReport]:
     """Play ``games`` games between the two commands (seats alternating, program 1 first in game 1); ``on_game``
     is told each game as it ends. ValueError for a command that cannot run or a bad setting."""
     if games < 1 or not 0 < seconds <= MAX_SECONDS or not 0 <= startup <= MAX_SECONDS:
@@ -64,7 +66,6 @@ def referee(
     if seat_style not in SEAT_ARGUMENTS:
         raise ValueError(f"the seat style is one of {', '.join(SEAT_ARGUMENTS)}, got {seat_style!r}")
     argvs = (split_command(commands[0]), split_command(commands[1]))
-    standings = [Standing(command) for command in commands]
     reports = []
     for number in range(1, games + 1):
         report = RefereedGame(
@@ -78,21 +79,9 @@ def referee(
             seat_style,
         ).play()
         reports.append(report)
-        for index, standing in enumerate(standings):
-            if report.winner is None:
-                standing.draws += 1
-            elif report.winner == index + 1:
-                standing.wins += 1
-            else:
-                standing.losses += 1
-            standing.first_answer = max(standing.first_answer, report.first_answer[index])
-            standing.longest_answer = max(standing.longest_answer, report.longest_answer[index])
-        if report.faulty is not None:
-            faults = standings[report.faulty - 1].faults
-            faults[report.end] = faults.get(report.end, 0) + 1
         if on_game is not None:
             on_game(report)
-    return reports, standings
+    return reports
 
 
 def format_game(report: GameReport) -> str:
@@ -104,35 +93,40 @@ def format_game(report: GameReport) -> str:
     return line + (f": {report.detail}" if report.detail else "")
 
 
-def format_standings(standings: list[Standing]) -> str:
+def format_standings(commands: tuple[str, str], reports: list[GameReport]) -> str:
     """The results table per program."""
     rows = [("program", "wins", "draws", "losses", "lost by fault", "first answer", "longest later", "command")]
-    for index, standing in enumerate(standings, 1):
+    times = answer_times(reports)
+    for index, standing in enumerate(match_standings(reports)):
         faults = ", ".join(f"{count} {kind}" for kind, count in sorted(standing.faults.items())) or "-"
-        times = (f"{standing.first_answer:.2f} s", f"{standing.longest_answer:.2f} s")
-        rows.append((str(index), str(standing.wins), str(standing.draws), str(standing.losses), faults, *times,
-                     standing.command))  # fmt: skip
+        rows.append((str(index + 1), str(standing.wins), str(standing.draws), str(standing.losses), faults,
+                     *(f"{seconds:.2f} s" for seconds in times[index]), commands[index]))  # fmt: skip
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
     return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] for row in rows)
 
 
 def results_json(
+    commands: tuple[str, str],
     game: Game,
     options: dict[str, Any],
     max_plies: int | None,
     seconds: float,
     startup: float,
     reports: list[GameReport],
-    standings: list[Standing],
 ) -> dict[str, Any]:
-    """The match as a JSON-able dict: the settings, the programs' standings and every game."""
+    """The match as a JSON-able dict: the settings, the programs' standings (with their commands and answer times)
+    and every game."""
+    programs = [
+        {**standing.to_dict(), "command": command, "first_answer": first, "longest_answer": longest}
+        for standing, command, (first, longest) in zip(match_standings(reports), commands, answer_times(reports))
+    ]
     return {
         "game": game.name,
         "rules": options,
         "max_plies": max_plies,
         "time_per_move": seconds,
         "startup": startup,
-        "programs": [asdict(standing) for standing in standings],
+        "programs": programs,
         "games": [asdict(report) for report in reports],
     }
 
@@ -145,8 +139,7 @@ def write_results(path: Path, results: dict[str, Any]) -> None:
 
 def match_players(commands: tuple[str, str]) -> list[PlayerEntry]:
     """The two programs as players of the store."""
-    return [PlayerEntry(f"program {i}", "command", command, command_digest(command))
-            for i, command in enumerate(commands, 1)]  # fmt: skip
+    return [PlayerEntry(name, "command", command, command_digest(command)) for name, command in zip(PROGRAMS, commands)]
 
 
 def run_match(
@@ -176,16 +169,16 @@ def run_match(
         echo(format_game(report))
         played.append(report)
         if store is not None:
-            store_report(store, event, report.number - 1, ("program 1", "program 2"), report)
+            store_report(store, event, report.number - 1, PROGRAMS, report)
         if out is not None:
-            write_results(out, results_json(game, options, max_plies, seconds, startup, played, []))
+            write_results(out, results_json(commands, game, options, max_plies, seconds, startup, played))
 
-    reports, standings = referee(commands, game, options, max_plies, games, seconds, startup, seat_style, on_game)
+    reports = referee(commands, game, options, max_plies, games, seconds, startup, seat_style, on_game)
     echo(f"{game.name}, {games} game(s), {seconds:g} s per answer (+{startup:g} s of start-up for a program's first); "
          "every answer checked against the rules: an illegal or malformed move loses for the program that wrote "
          "it (the course's referee checks none):")  # fmt: skip
-    echo(format_standings(standings))
-    results = results_json(game, options, max_plies, seconds, startup, reports, standings)
+    echo(format_standings(commands, reports))
+    results = results_json(commands, game, options, max_plies, seconds, startup, reports)
     if out is not None:
         write_results(out, results)
         echo(f"wrote {out}")

@@ -113,7 +113,7 @@ class BudgetRun:
 
     def standing(self, template: str) -> Standing:
         spec = spec_at(template, self.seconds_per_move)
-        return next(s for s in self.result.standings if s.agent == spec)
+        return next(s for s in self.result.standings if s.player == spec)
 
 
 def seconds_text(seconds: float) -> str:
@@ -243,7 +243,7 @@ def markdown(args: argparse.Namespace, argv: list[str], runs: list[BudgetRun], s
             "| --- | --- | ---: | ---: | ---: |",
         ]
         for s in run.result.standings:
-            lines.append(f"| `{s.agent}` | {elo_text(s)} | {s.wins}-{s.draws}-{s.losses} | {s.games} | "
+            lines.append(f"| `{s.player}` | {elo_text(s)} | {s.wins}-{s.draws}-{s.losses} | {s.games} | "
                          f"{s.score:.1%} |")  # fmt: skip
     return "\n".join(lines) + "\n"
 

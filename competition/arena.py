@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from awale_env.games import DEFAULT_GAME, get_game
+from competition.arena_results import TournamentResult, format_table, plot_elo, summarize, write_results
 from competition.journal import (
     JOURNAL_FORMAT,
     JOURNAL_NAME,
@@ -37,17 +38,7 @@ from competition.journal import (
     tournament_settings,
 )
 from competition.pool import BACKENDS, ArenaError, WorkerTraceback, run_tasks, workers_ignore_interrupts
-from competition.ratings import (
-    ELO_SCALE,
-    Z_95,
-    Standing,
-    TournamentResult,
-    elo,
-    format_table,
-    plot_elo,
-    summarize,
-    write_results,
-)
+from competition.ratings import ELO_SCALE, Z_95, Standing, elo
 from competition.store import PlayerEntry, Store, open_store
 from competition.tasks import (
     GAME_DEFAULT,

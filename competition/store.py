@@ -20,7 +20,7 @@ game is written, makes them wait a moment).
 
 Reading (the API of the web page and of ``awale tournament standings``): :meth:`Store.events`,
 :meth:`Store.games`, :meth:`Store.game` (one game's moves with their times, and its fault), :meth:`Store.standings`
-(with Bradley-Terry Elo and 95 % intervals, :func:`competition.ratings.elo`).
+(:class:`competition.ratings.Standing` rows with Bradley-Terry Elo and 95 % intervals).
 """
 
 from __future__ import annotations
@@ -36,9 +36,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from competition.ratings import elo
+from competition.ratings import Outcome, Standing, tally
 
 #: What the ``meta`` table says this file is, and the schema version this module writes and reads.
 FORMAT = "awale results store"
@@ -197,23 +195,6 @@ class Event:
     game: str
     settings: dict[str, Any]
     created: str
-
-
-@dataclass
-class StandingRow:
-    """A player's line of an event's standings: points (win 1, draw 0.5), W-D-L, faults by kind, and Elo with its
-    95 % interval (Bradley-Terry, one virtual draw per pair that met; mean 1500)."""
-
-    player: str
-    games: int = 0
-    points: float = 0.0
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    faults: dict[str, int] = field(default_factory=dict)
-    elo: float = 1500.0
-    elo_low: float = 1500.0
-    elo_high: float = 1500.0
 
 
 def _now() -> str:
@@ -401,39 +382,19 @@ class Store:
             raise KeyError(f"no game {number} in event {event} of {self.path}")
         return self.game(found[0])
 
-    def standings(self, event: int, prior_draws: float = 1.0) -> list[StandingRow]:
-        """The standings of ``event``, best points first (then Elo): points, W-D-L, faults by kind, Elo with 95 %
-        intervals."""
-        names = [p.name for p in self.players(event)]
-        rows = {name: StandingRow(name) for name in names}
-        index = {name: i for i, name in enumerate(names)}
-        points = np.zeros((len(names), len(names)))
-        played = np.zeros_like(points)
+    def standings(self, event: int, prior_draws: float = 1.0) -> list[Standing]:
+        """The standings of ``event``, best points first (then Elo): W-D-L, faults by kind, Elo with 95 %
+        intervals (:func:`competition.ratings.tally`)."""
+        faults = {game: (name, kind) for game, name, kind in self.connection.execute(
+            "SELECT f.game, p.name, f.kind FROM faults f JOIN players p ON p.id = f.player JOIN games g ON g.id = "
+            "f.game WHERE g.event = ?", (event,))}  # fmt: skip
+        outcomes = []
         for game in self.games(event):
-            for seat in (0, 1):
-                me, other = game.players[seat], game.players[1 - seat]
-                score = 0.5 if game.winner is None else float(game.winner == seat)
-                row = rows[me]
-                row.games += 1
-                row.points += score
-                row.wins += score == 1.0
-                row.draws += score == 0.5
-                row.losses += score == 0.0
-                points[index[me], index[other]] += score
-                played[index[me], index[other]] += 1
-        faults = self.connection.execute(
-            "SELECT p.name, f.kind, COUNT(*) FROM faults f JOIN players p ON p.id = f.player WHERE p.event = ? "
-            "GROUP BY p.name, f.kind",
-            (event,),
-        )
-        for name, kind, count in faults:
-            rows[name].faults[kind] = count
-        if names:  # defined before every pair met: one virtual draw between every two players
-            ratings, low, high = elo(points, played, prior_draws)
-            for name, i in index.items():
-                rows[name].elo, rows[name].elo_low, rows[name].elo_high = (
-                    round(float(ratings[i]), 1), round(float(low[i]), 1), round(float(high[i]), 1))  # fmt: skip
-        return sorted(rows.values(), key=lambda r: (-r.points, -r.elo))
+            fault = faults.get(game.id)
+            at_fault = None if fault is None else (game.players.index(fault[0]), fault[1])
+            outcomes.append(Outcome(game.players, game.winner, at_fault))
+        table = tally([p.name for p in self.players(event)], outcomes, prior_draws)
+        return sorted(table.standings, key=lambda r: (-r.points, -r.elo))
 
 
 def open_store(path: str | Path, write: bool = False) -> Store:

@@ -42,7 +42,8 @@ from competition.programs import (
     exit_status,
     split_command,
 )
-from competition.store import FAULT_KINDS, FaultRecord, Move, PlayerEntry, StandingRow, Store
+from competition.ratings import Outcome, Standing
+from competition.store import FAULT_KINDS, FaultRecord, Move, PlayerEntry, Store
 from competition.tasks import PreparedAgents, check_round, prepared_agent, schedule
 
 #: The course's time per move and start-up allowance, in seconds (docs/editions.md).
@@ -317,10 +318,17 @@ def store_report(store: Store, event: int, task: int, names: tuple[str, str], re
     if report.faulty is not None:
         fault = FaultRecord(names[report.faulty - 1], report.end, report.fault_ply or 0, report.fault_answer,
                             report.fault_position, report.detail)  # fmt: skip
+    outcome = report_outcome(names, report)
+    store.add_game(event, task, outcome.players, outcome.winner, report.scores, report.plies, report.end, opening,
+                   moves, fault, start_seed)  # fmt: skip
+
+
+def report_outcome(names: tuple[str, str], report: GameReport) -> Outcome:
+    """How a refereed game ended, by seat: ``names`` are the match's players 1 and 2 (the numbers of
+    ``report.seats``)."""
     winner = None if report.winner is None else report.seats.index(report.winner)
-    by_seat = (names[report.seats[0] - 1], names[report.seats[1] - 1])
-    store.add_game(event, task, by_seat, winner, report.scores, report.plies, report.end, opening, moves, fault,
-                   start_seed)  # fmt: skip
+    fault = None if report.faulty is None else (report.seats.index(report.faulty), report.end)
+    return Outcome((names[report.seats[0] - 1], names[report.seats[1] - 1]), winner, fault)
 
 
 def record_game(store: Store, event: int, played: TournamentGame, logs: Path | None) -> None:
@@ -379,7 +387,7 @@ def run_tournament(
 # --- standings ------------------------------------------------------------------------------------------------------
 
 
-def standings_table(rows: list[StandingRow]) -> str:
+def standings_table(rows: list[Standing]) -> str:
     """The standings as a text table: rank, player, points, W-D-L, games, faults by kind, Elo [95 % interval]."""
     header = ("#", "player", "points", "W-D-L", "games", "faults", "Elo", "95% CI")
     lines = [header]
@@ -392,7 +400,7 @@ def standings_table(rows: list[StandingRow]) -> str:
     return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in lines)
 
 
-def standings_records(rows: list[StandingRow]) -> list[dict[str, Any]]:
+def standings_records(rows: list[Standing]) -> list[dict[str, Any]]:
     """The standings as flat records (one column per fault kind), for CSV and JSON."""
     return [
         {"rank": rank, "player": row.player, "points": row.points, "wins": row.wins, "draws": row.draws,
@@ -403,7 +411,7 @@ def standings_records(rows: list[StandingRow]) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
-def standings_csv(rows: list[StandingRow]) -> str:
+def standings_csv(rows: list[Standing]) -> str:
     records = standings_records(rows)
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(records[0]) if records else ["rank", "player"])
@@ -412,5 +420,5 @@ def standings_csv(rows: list[StandingRow]) -> str:
     return out.getvalue()
 
 
-def standings_json(rows: list[StandingRow]) -> str:
+def standings_json(rows: list[Standing]) -> str:
     return json.dumps(standings_records(rows), indent=1)

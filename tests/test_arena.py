@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from competition.arena import elo, format_table, make_tasks, round_robin, write_results
+from competition.ratings import Outcome, Standing, tally
 
 
 def test_elo_of_a_75_percent_score_is_400_log10_3():
@@ -57,6 +58,26 @@ def test_elo_of_a_disconnected_or_one_sided_table_is_defined_by_the_virtual_draw
         elo(points, played, prior_draws=0.0)
 
 
+def test_one_record_tallies_wins_draws_losses_faults_and_derives_the_rest():
+    """The record the arena, the store and the referee share: W-D-L and faults by kind counted once per game, games,
+    points and score derived, each pair's counts from both sides, and the Elo of the same games."""
+    outcomes = [Outcome(("a", "b"), 0), Outcome(("b", "a"), None), Outcome(("b", "c"), 1, (0, "timeout")),
+                Outcome(("c", "a"), 0, (1, "illegal"))]  # fmt: skip
+    table = tally(["a", "b", "c", "idle"], outcomes)
+    a, b, c, idle = table.standings
+    assert (a.wins, a.draws, a.losses, a.faults) == (1, 1, 1, {"illegal": 1})
+    assert (a.games, a.points, a.score) == (3, 1.5, 0.5)
+    assert (b.wins, b.draws, b.losses, b.faults) == (0, 1, 2, {"timeout": 1}) and b.points == 0.5
+    assert (c.wins, c.losses, c.points) == (2, 0, 2.0)
+    assert (idle.games, idle.score) == (0, 0.0) and isinstance(idle, Standing)
+    assert {"agent": "a", "opponent": "b", "wins": 1, "draws": 1, "losses": 0} in table.pair_rows()
+    assert c.elo > a.elo > b.elo and a.to_dict()["points"] == 1.5 and a.to_dict()["faults"] == {"illegal": 1}
+    points = np.array([[0, 1.5, 0, 0], [0.5, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]], dtype=float)
+    points[2, 0] = points[2, 1] = 1
+    played = np.array([[0, 2, 1, 0], [2, 0, 1, 0], [1, 1, 0, 0], [0, 0, 0, 0]], dtype=float)
+    assert [s.elo for s in table.standings] == pytest.approx(np.round(elo(points, played)[0], 1))
+
+
 def test_a_complete_round_robin_is_rated_as_before():
     """Every pair met: the virtual draws are those of the pairs that met, so the arena's ratings are unchanged
     (the fit of 3 players whose games and one draw per pair are written out here)."""
@@ -87,7 +108,7 @@ def test_results_do_not_depend_on_the_worker_count():
 def test_round_robin_table_and_outputs(tmp_path):
     result = round_robin(["random", "alphabeta:depth=2"], 6, seed=0, progress=False)
     best = result.standings[0]
-    assert best.agent == "alphabeta:depth=2" and best.games == 6 and best.wins >= 5
+    assert best.player == "alphabeta:depth=2" and best.games == 6 and best.wins >= 5
     assert sum(s.wins for s in result.standings) == sum(s.losses for s in result.standings)
     text = format_table(result)
     assert "alphabeta:depth=2" in text and "95% CI" in text and "wins-draws-losses" in text

@@ -82,7 +82,7 @@ def test_each_event_is_a_source_with_its_games_and_standings(client, db):
             assert [row["key"] for row in rows] == [str(g.number) for g in store.games(event.id)]
             assert all(row["replayable"] == (event.kind != "arena") for row in rows)
             standings = client.get(f"/api/sources/db-{event.id}/standings").json()
-            assert standings == [json.loads(json.dumps(row.__dict__)) for row in store.standings(event.id)]
+            assert standings == [row.to_dict() for row in store.standings(event.id)]
 
 
 def test_games_are_keyed_by_their_number_in_the_event_not_by_the_order_they_finished(tmp_path):
@@ -178,7 +178,7 @@ def test_an_event_added_while_serving_appears_under_a_name_of_its_own(tmp_path):
             referee, arena = store.events()
             arena_games = [str(g.number) for g in store.games(arena.id)]
             referee_games = [str(g.number) for g in store.games(referee.id)]
-            standings = [json.loads(json.dumps(row.__dict__)) for row in store.standings(arena.id)]
+            standings = [row.to_dict() for row in store.standings(arena.id)]
         # A link to the new event works before the sources are listed.
         response = client.get(f"/api/sources/db-{arena.id}/games")
         assert response.status_code == 200, response.text

@@ -17,7 +17,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -165,7 +164,8 @@ class DatabaseSource:
         return Replay(start, actions, players, title, [m.seconds for m in game.moves], fault)
 
     def standings(self) -> list[dict[str, Any]]:
-        """The event's standings (:meth:`Store.standings`): ``player``, ``games``, ``points``, ``wins``, ``draws``,
-        ``losses``, ``faults`` (by kind), ``elo`` and its 95 % interval ``elo_low``-``elo_high``, best first."""
+        """The event's standings (:meth:`Store.standings`): ``player``, ``games``, ``points``, ``score`` (points per
+        game), ``wins``, ``draws``, ``losses``, ``faults`` (by kind), ``elo`` and its 95 % interval
+        ``elo_low``-``elo_high``, best first."""
         with self._store() as store:
-            return [asdict(row) for row in store.standings(self.event.id)]
+            return [row.to_dict() for row in store.standings(self.event.id)]

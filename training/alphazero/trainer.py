@@ -170,7 +170,7 @@ def reference_scores(best_path: Path, config: AlphaZeroConfig, seed: int) -> dic
         result = arena.play_match(
             spec, reference, games=config.reference_games, seed=seed, progress=False, game=config.game
         )
-        scores[reference] = next(s.score for s in result.standings if s.agent == spec)
+        scores[reference] = next(s.score for s in result.standings if s.player == spec)
     return scores
 
 
