@@ -42,7 +42,7 @@ OUTPUTS_TOLERANCE = {"rtol": 1e-5, "atol": 1e-4}
 
 def search_states(states, evaluate, simulations, noise_seeds=None, leaves=1):
     """Visit counts and root values of a batched search over ``states``."""
-    search = BatchedSearch(len(states), SearchConfig(simulations=simulations), leaves_per_game=leaves)
+    search = BatchedSearch(len(states), SearchConfig(simulations=simulations, leaves=leaves))
     rngs = None if noise_seeds is None else [np.random.default_rng(s) for s in noise_seeds]
     return search.run(
         np.stack([np.array(s.seeds) for s in states]),
@@ -308,7 +308,7 @@ def test_the_agent_searches_by_the_settings_its_network_was_trained_with(tmp_pat
     assert (trained.config.c_puct, trained.config.fpu_reduction, trained.config.simulations) == (2.5, 0.0, 60)
     overridden = make(f"alphazero:path={tmp_path / 'trained.pt'},simulations=60,c_puct=1.5,fpu_reduction=0.2")
     plain = AlphaZeroAgent(path=str(tmp_path / "plain.pt"), simulations=60)
-    assert plain.config == overridden.config == SearchConfig(simulations=60)
+    assert plain.config == overridden.config == SearchConfig(simulations=60, leaves=8)
     in_memory = AlphaZeroAgent(net=net, simulations=60, c_puct=2.5, fpu_reduction=0.0)
     state = random_states(1, seed=3, plies=(6, 20))[0]
     np.testing.assert_array_equal(trained.policy(state), in_memory.policy(state))  # searched at 2.5 / 0.0
@@ -430,7 +430,7 @@ def test_virtual_loss_never_selects_an_illegal_move(leaves):
     hold legal moves only and every virtual loss is taken back."""
     states = [starving_win(), *(s for s in random_states(60, seed=9, plies=(40, 140)) if len(s.legal_actions()) < 3)]
     assert len(states) >= 4 and min(len(s.legal_actions()) for s in states) == 1
-    search = BatchedSearch(len(states), SearchConfig(simulations=150), leaves_per_game=leaves)
+    search = BatchedSearch(len(states), SearchConfig(simulations=150, leaves=leaves))
     counts, _ = search.run_states(states, make_evaluator(RingNet(TINY)))
     for g, state in enumerate(states):
         assert counts[g].sum() == 150 and not counts[g][~state.legal_mask()].any()

@@ -61,7 +61,7 @@ def test_batched_search_matches_one_game_searches(game):
 def search_counts(game: str) -> list:
     """Visit counts of a noisy multi-leaf batched search over a few positions of ``game``."""
     states = random_states(game, 3, seed=4)
-    search = BatchedSearch(3, SearchConfig(simulations=30), leaves_per_game=4, game=game)
+    search = BatchedSearch(3, SearchConfig(simulations=30, leaves=4), game=game)
     rngs = [np.random.default_rng([1, g]) for g in range(3)]
     counts, _ = search.run_states(states, hashed_evaluator(get_game(game).num_actions), noise_rngs=rngs)
     return counts.tolist()

@@ -171,8 +171,21 @@ def test_ctrl_c_stops_a_run_and_its_workers_with_one_line(tmp_path):
 def test_config_rejects_bad_values():
     with pytest.raises(ValueError, match="gate_games must be even"):
         AlphaZeroConfig(gate_games=5)
-    with pytest.raises(ValueError, match="simulations must be a positive integer"):
-        AlphaZeroConfig(simulations=0)
+    for options, message in (
+        ({"simulations": 0}, "--simulations must be an integer from 1 to 1,000,000, got 0"),
+        ({"search": "uct"}, "--search must be one of puct, gumbel, got 'uct'"),
+        ({"c_puct": 0.0}, r"--c-puct must be a finite number > 0, got 0.0"),
+        ({"noise_fraction": 1.5}, r"--noise-fraction must be in \[0, 1\], got 1.5"),
+        ({"leaves": True}, "--leaves must be an integer"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            AlphaZeroConfig(**options)
+    assert AlphaZeroConfig(search="gumbel", c_puct=2.0).search_config(8).to_dict() == {
+        **AlphaZeroConfig().search_config().to_dict(),
+        "search": "gumbel",
+        "c_puct": 2.0,
+        "simulations": 8,
+    }
 
 
 def test_a_run_can_start_from_a_checkpoints_network(tmp_path):

@@ -60,13 +60,14 @@ class AlphaZeroAgent:
         c_puct: float | None = None,
         fpu_reduction: float | None = None,
         leaves: int = DEFAULT_LEAVES,
+        search: str | None = None,
+        considered_actions: int | None = None,
         seed: int | None = None,
         net: RingNet | None = None,
         threads: int | None = 1,
     ) -> None:
         check_positive("simulations", simulations)
         check_positive("time", time, float)
-        check_positive("leaves", leaves)
         check_seed(seed)
         if sum((path is not None, bool(pretrained), net is not None)) > 1:
             raise ValueError("give one of path, pretrained or net")
@@ -77,12 +78,12 @@ class AlphaZeroAgent:
             torch.set_num_threads(threads)
         if simulations is None:
             simulations = MAX_TIMED_SIMULATIONS if time is not None else DEFAULT_SIMULATIONS
-        given = {"simulations": simulations, "c_puct": c_puct, "fpu_reduction": fpu_reduction}
+        given = {"simulations": simulations, "leaves": leaves, "search": search, "c_puct": c_puct,
+                 "fpu_reduction": fpu_reduction, "considered_actions": considered_actions}  # fmt: skip
         #: The search settings given to the agent: they override those of every network it plays with.
         self.overrides = {key: value for key, value in given.items() if value is not None}
         SearchConfig(**self.overrides)  # a bad value said now, not at the first game
         self.time = time
-        self.leaves = leaves
         self._use(net, trained)
         self.pretrained = path is None and (net is None or pretrained)
         self.path = None if path is None else Path(path)
@@ -101,8 +102,9 @@ class AlphaZeroAgent:
         self.net = net.eval()
         self.evaluate = make_evaluator(self.net)
         game = get_game(self.net.config.game)
-        self.search = BatchedSearch(1, self.config, leaves_per_game=self.leaves, game=game.name)
-        self.search.run_states([game.initial()], self.evaluate, simulations=min(self.leaves, self.config.simulations))
+        self.search = BatchedSearch(1, self.config, game=game.name)
+        warm_up = min(self.config.leaves, self.config.simulations)
+        self.search.run_states([game.initial()], self.evaluate, simulations=warm_up)
 
     @classmethod
     def load(cls, path: str | Path = "pretrained", **kwargs) -> AlphaZeroAgent:

@@ -21,48 +21,18 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numba import njit
 
+from agents.alphazero.search_config import SearchConfig
 from awale_env.games import DEFAULT_GAME, get_game
 from awale_env.kernels import dispatch as kn
 
 # An evaluator maps observations (n, obs_size) float32 to (relative policy logits (n, num_actions), values (n,)) in
 # numpy; "relative": action r of the player to move is the game's action (r + action_shift(player)) % num_actions.
 Evaluator = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
-
-
-@dataclass(frozen=True)
-class SearchConfig:
-    """PUCT parameters (AlphaZero's defaults where they carry over)."""
-
-    simulations: int = 100
-    """simulations per move (visits shared among the root's children; the root's own evaluation comes on top)"""
-    c_puct: float = 1.5
-    """exploration weight of the prior in PUCT"""
-    fpu_reduction: float = 0.2
-    """unvisited children are valued at the parent's mean value minus this (first-play urgency)"""
-    dirichlet_alpha: float = 0.5
-    """Dirichlet noise concentration at the root (self-play only); ~10 / typical number of legal moves"""
-    noise_fraction: float = 0.25
-    """share of the root prior replaced by Dirichlet noise (self-play only)"""
-
-    def __post_init__(self) -> None:
-        if isinstance(self.simulations, bool) or not isinstance(self.simulations, int) or self.simulations < 1:
-            raise ValueError(f"simulations must be a positive integer, got {self.simulations!r}")
-        for name in ("c_puct", "fpu_reduction", "dirichlet_alpha", "noise_fraction"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise ValueError(f"{name} must be a finite number, got {value!r}")
-        if not self.c_puct > 0:
-            raise ValueError(f"c_puct must be positive, got {self.c_puct!r}")
-        if not self.dirichlet_alpha > 0:
-            raise ValueError(f"dirichlet_alpha must be positive, got {self.dirichlet_alpha!r}")
-        if not 0 <= self.noise_fraction <= 1:
-            raise ValueError(f"noise_fraction must be in [0, 1], got {self.noise_fraction!r}")
 
 
 @njit(cache=True)
@@ -297,19 +267,17 @@ def _search_env(kernels: kn.SearchKernels, flags: int, scratch: np.ndarray) -> A
 
 
 class BatchedSearch:
-    """PUCT search over up to ``num_games`` positions of ``game`` at once; the trees are rebuilt at every call of
-    :meth:`run`."""
+    """The search of ``config`` over up to ``num_games`` positions of ``game`` at once, each sending ``config.leaves``
+    leaves per network call; the trees are rebuilt at every call of :meth:`run`."""
 
-    def __init__(
-        self, num_games: int, config: SearchConfig, leaves_per_game: int = 1, game: str = DEFAULT_GAME
-    ) -> None:
-        if num_games < 1 or leaves_per_game < 1:
-            raise ValueError(f"num_games and leaves_per_game must be positive, got {num_games}, {leaves_per_game}")
+    def __init__(self, num_games: int, config: SearchConfig, game: str = DEFAULT_GAME) -> None:
+        if num_games < 1:
+            raise ValueError(f"num_games must be positive, got {num_games}")
         self.game = get_game(game)
         self.kernels = self.game.search
         self.config = config
         self.num_games = num_games
-        self.leaves_per_game = leaves_per_game
+        self.leaves_per_game = leaves_per_game = config.leaves
         self.capacity = config.simulations
         rows = num_games * leaves_per_game
         actions = self.game.num_actions

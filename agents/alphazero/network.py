@@ -29,7 +29,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from agents.alphazero.folded import FoldedNet
-from agents.alphazero.mcts import SearchConfig
+from agents.alphazero.search_config import PLAYED, SearchConfig
 from agents.checkpoint import atomic_write, load_tensors
 from awale_env.errors import CheckpointError
 from awale_env.games import DEFAULT_GAME, GAMES, Game, get_game
@@ -339,17 +339,14 @@ def load_player(path: str | Path, game: str | None = None) -> tuple[RingNet, dic
     return net, checkpoint_search(payload, repr(str(path)))
 
 
-#: The search settings a network plays by as it was trained (the rest, budgets and self-play noise, are not its).
-PLAYED_SEARCH_SETTINGS = ("c_puct", "fpu_reduction")
-
-
 def checkpoint_search(payload: dict[str, Any], source: str = "checkpoint") -> dict[str, Any]:
-    """The settings of :data:`PLAYED_SEARCH_SETTINGS` a :func:`read_checkpoint` payload records under ``search``
-    (training writes them; a file without them records none), checked as :class:`SearchConfig` checks them."""
+    """The settings a network plays by (:data:`~agents.alphazero.search_config.PLAYED`) that a
+    :func:`read_checkpoint` payload records under ``search`` (training writes them; a file without them records
+    none), checked as :class:`SearchConfig` checks them."""
     saved = payload.get("search", {})
     if not isinstance(saved, dict):
         raise CheckpointError(f"{source}: its 'search' entry is a {type(saved).__name__}, not a dict of settings")
-    settings = {key: saved[key] for key in PLAYED_SEARCH_SETTINGS if key in saved}
+    settings = {key: saved[key] for key in PLAYED if key in saved}
     try:
         SearchConfig(**settings)
     except (TypeError, ValueError) as error:

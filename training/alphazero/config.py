@@ -10,8 +10,8 @@ from typing import Annotated, Any
 
 import tyro
 
-from agents.alphazero.mcts import SearchConfig
 from agents.alphazero.network import NETWORK_LIMITS, NetworkConfig
+from agents.alphazero.search_config import SearchConfig
 from agents.extras import needs_extra
 from awale_env.games import DEFAULT_GAME, GAMES
 from competition.pool import BACKENDS
@@ -41,7 +41,6 @@ BOUNDS = {
     "channels": (1, NETWORK_LIMITS["channels"]),
     "blocks": (1, NETWORK_LIMITS["blocks"]),
     "value_hidden": (1, NETWORK_LIMITS["value_hidden"]),
-    "simulations": (1, 100_000),
     "temperature_moves": (0, runs.MAX_PLIES),
     "max_plies": (1, runs.MAX_PLIES),
     "workers": (0, runs.MAX_WORKERS),
@@ -82,8 +81,10 @@ class NetworkOptions:
 
 
 @dataclass
-class AlphaZeroConfig(NetworkOptions):
-    """Hyper-parameters of an AlphaZero run (all settable from the command line)."""
+class AlphaZeroConfig(NetworkOptions, SearchConfig):
+    """Hyper-parameters of an AlphaZero run (all settable from the command line): the network's shape
+    (:class:`NetworkOptions`), the self-play search's settings (:class:`SearchConfig`: ``--simulations``,
+    ``--search puct|gumbel``, ``--c-puct``...) and the run's."""
 
     run_dir: Annotated[str | None, runs.computed_default("runs/alphazero-<game>", "DIR")] = None
     """the run's directory: config.json, checkpoints, metrics.csv and TensorBoard events (tb/)"""
@@ -97,17 +98,7 @@ class AlphaZeroConfig(NetworkOptions):
     init_from: Annotated[str | None, runs.computed_default("a new network", "CHECKPOINT")] = None
     """start from the network of this AlphaZero checkpoint (a run's best.pt, the shipped network's file), of the
     run's game and shape, instead of a new one"""
-    # search and self-play
-    simulations: int = 100
-    """simulations per self-play move"""
-    c_puct: float = 1.5
-    """PUCT exploration weight"""
-    fpu_reduction: float = 0.2
-    """first-play urgency: unvisited children get the parent's value minus this"""
-    dirichlet_alpha: float = 0.5
-    """root Dirichlet noise concentration"""
-    noise_fraction: float = 0.25
-    """share of root prior replaced by noise"""
+    # self-play (its search: SearchConfig)
     temperature_moves: int = 16
     """plies played in proportion to visit counts (temperature 1) before playing the most visited move"""
     max_plies: Annotated[int | None, runs.computed_default("the game's ply limit", "INT")] = None
@@ -173,13 +164,12 @@ class AlphaZeroConfig(NetworkOptions):
     def check(self) -> None:
         """ValueError naming the first bad option and what it allows; run whenever a configuration is
         built, from Python, a command line or a run's config.json."""
-        for name in ("c_puct", "dirichlet_alpha", "learning_rate"):
-            runs.check_number(self, name, 0, exclusive=True)
+        runs.check_number(self, "learning_rate", 0, exclusive=True)
         for name in ("weight_decay", "value_loss_weight"):
             runs.check_number(self, name, 0)
-        for name in ("noise_fraction", "gate_threshold"):
-            runs.check_number(self, name, 0, 1)
+        runs.check_number(self, "gate_threshold", 0, 1)
         runs.check_types(self)
+        SearchConfig.check(self, runs.option)
         if self.game not in GAMES:
             raise ValueError(f"--game must be one of {', '.join(GAMES)}, got {self.game!r}")
         runs.check_number(self, "sample_reuse", 0, MAX_SAMPLE_REUSE, exclusive=True)
@@ -203,7 +193,6 @@ class AlphaZeroConfig(NetworkOptions):
             if getattr(self, name) % 2:
                 raise ValueError(f"{name} must be even (pairs with seats swapped), got {getattr(self, name)}")
         self.network_config()
-        self.search_config()
         if self.reference_every:
             self._check_references()
 
@@ -219,13 +208,8 @@ class AlphaZeroConfig(NetworkOptions):
                 raise ValueError(f"references: {refusal}")
 
     def search_config(self, simulations: int | None = None) -> SearchConfig:
-        return SearchConfig(
-            simulations=simulations or self.simulations,
-            c_puct=self.c_puct,
-            fpu_reduction=self.fpu_reduction,
-            dirichlet_alpha=self.dirichlet_alpha,
-            noise_fraction=self.noise_fraction,
-        )
+        """The self-play search's settings (with ``simulations`` per move instead of the run's)."""
+        return SearchConfig.of(self, simulations=simulations or self.simulations)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -23,23 +23,23 @@ from agents.alphazero.network import build_network
 from agents.alphazero.selfplay import Samples
 from competition.ray_backend import Actors, connect, ray, run_jobs
 from training.alphazero.config import AlphaZeroConfig
-from training.alphazero.selfplay_pool import load_weights, play_generation, self_play_games, weights_bytes
+from training.alphazero.selfplay_pool import WorkerSettings, load_weights, play_generation, weights_bytes
 
 
 @ray.remote(num_cpus=1)
 class SelfPlayActor:
     """One self-play worker: a network and the games of worker ``worker``, started at ``start_generation``."""
 
-    def __init__(self, config: dict[str, Any], worker: int, start_generation: int) -> None:
+    def __init__(self, settings: WorkerSettings, worker: int, start_generation: int) -> None:
         torch.set_num_threads(1)
-        self.config = AlphaZeroConfig(**{**config, "references": tuple(config["references"])})
-        self.net = build_network(self.config.network_config())
-        self.games = self_play_games(self.config, worker, start_generation)
+        self.settings = settings
+        self.net = build_network(settings.network)
+        self.games = settings.games_of(worker, start_generation)
 
     def play(self, weights: bytes) -> tuple[Samples, dict[str, float]]:
         """Load the generation's weights and play its moves; the finished games' samples and the stats."""
         load_weights(self.net, weights)
-        return play_generation(self.games, self.net, self.config.moves_per_generation)
+        return play_generation(self.games, self.net, self.settings.moves)
 
 
 class RaySelfPlayPool:
@@ -50,7 +50,7 @@ class RaySelfPlayPool:
         self.config = config
         self.generation = start_generation
         self.owns_ray = connect(config.address, config.runtime_env)
-        settings = config.to_dict()
+        settings = WorkerSettings.of(config)
         make = lambda w: SelfPlayActor.remote(settings, w, self.generation)  # noqa: E731
         self.actors = Actors(make, config.workers, "self-play actor")
         self.weights: ray.ObjectRef | None = None

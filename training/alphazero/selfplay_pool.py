@@ -1,5 +1,5 @@
 """AlphaZero self-play workers: what a worker plays each generation with the learner's weights
-(:func:`self_play_games`, :func:`play_generation`), and :class:`SelfPlayPool`, the workers as processes on this
+(:class:`WorkerSettings`, :func:`play_generation`), and :class:`SelfPlayPool`, the workers as processes on this
 machine (:class:`training.alphazero.ray_selfplay.RaySelfPlayPool` has its interface on Ray actors).
 """
 
@@ -11,11 +11,12 @@ import os
 import queue
 import signal
 import time
-from typing import Any
+from dataclasses import dataclass
 
 import torch
 
-from agents.alphazero.network import RingNet, build_network, make_evaluator
+from agents.alphazero.network import NetworkConfig, RingNet, build_network, make_evaluator
+from agents.alphazero.search_config import SearchConfig
 from agents.alphazero.selfplay import Samples, SelfPlay
 from agents.checkpoint import load_tensors
 from competition.parent_death import die_with_parent
@@ -37,16 +38,28 @@ def load_weights(net: RingNet, data: bytes) -> None:
     net.load_state_dict(load_tensors(data, "the learner's weights"))
 
 
-def self_play_games(config: AlphaZeroConfig, worker: int, start_generation: int) -> SelfPlay:
-    """Self-play worker ``worker``'s games, seeded from the run's seed, the worker and the generation it starts at."""
-    return SelfPlay(
-        config.games_per_worker,
-        config.search_config(),
-        config.temperature_moves,
-        config.max_plies,
-        seed=config.seed * 1_000_003 + worker * 1009 + start_generation,
-        game=config.game,
-    )
+@dataclass(frozen=True)
+class WorkerSettings:
+    """What a self-play worker needs of the run (the run's configuration, checked once by the learner, stays
+    there): its network's shape, its search, and its games."""
+
+    network: NetworkConfig
+    search: SearchConfig
+    games: int
+    moves: int
+    temperature_moves: int
+    max_plies: int
+    seed: int
+
+    @classmethod
+    def of(cls, config: AlphaZeroConfig) -> WorkerSettings:
+        return cls(config.network_config(), config.search_config(), config.games_per_worker,
+                   config.moves_per_generation, config.temperature_moves, config.max_plies, config.seed)  # fmt: skip
+
+    def games_of(self, worker: int, start_generation: int) -> SelfPlay:
+        """Worker ``worker``'s games, seeded from the run's seed, the worker and the generation it starts at."""
+        seed = self.seed * 1_000_003 + worker * 1009 + start_generation
+        return SelfPlay(self.games, self.search, self.temperature_moves, self.max_plies, seed, self.network.game)
 
 
 def play_generation(games: SelfPlay, net: RingNet, moves: int) -> tuple[Samples, dict[str, float]]:
@@ -77,7 +90,7 @@ def _next_job(jobs: mp.Queue) -> bytes | None:
 
 
 def _worker_main(
-    worker: int, config: dict[str, Any], start_generation: int, jobs: mp.Queue, results: mp.Queue, parent: int
+    worker: int, settings: WorkerSettings, start_generation: int, jobs: mp.Queue, results: mp.Queue, parent: int
 ):
     """A self-play process: for each job (network weights), play a generation and send back its samples. It
     ignores Ctrl-C (inherited from :class:`SelfPlayPool`): the learner stops it, or its death does, at once
@@ -86,12 +99,11 @@ def _worker_main(
     results.cancel_join_thread()  # exit without waiting for a dead learner to read the last samples
     try:
         torch.set_num_threads(1)
-        cfg = AlphaZeroConfig(**{**config, "references": tuple(config["references"])})
-        net = build_network(cfg.network_config())
-        games = self_play_games(cfg, worker, start_generation)
+        net = build_network(settings.network)
+        games = settings.games_of(worker, start_generation)
         while (job := _next_job(jobs)) is not None:
             load_weights(net, job)
-            results.put((worker, *play_generation(games, net, cfg.moves_per_generation)))
+            results.put((worker, *play_generation(games, net, settings.moves)))
     except Exception as error:  # report to the learner instead of dying silently
         results.put((worker, None, f"{type(error).__name__}: {error}"))
 
@@ -101,15 +113,16 @@ class SelfPlayPool:
 
     def __init__(self, config: AlphaZeroConfig, start_generation: int) -> None:
         self.config = config
-        self.local = self_play_games(config, 0, start_generation) if config.workers == 0 else None
-        self.local_net = build_network(config.network_config()) if config.workers == 0 else None
+        settings = WorkerSettings.of(config)
+        self.local = settings.games_of(0, start_generation) if config.workers == 0 else None
+        self.local_net = build_network(settings.network) if config.workers == 0 else None
         context = mp.get_context("spawn")
         self.jobs = [context.Queue() for _ in range(config.workers)]
         self.results = context.Queue()
         self.processes = [
             context.Process(
                 target=_worker_main,
-                args=(w, config.to_dict(), start_generation, self.jobs[w], self.results, os.getpid()),
+                args=(w, settings, start_generation, self.jobs[w], self.results, os.getpid()),
                 daemon=True,
             )
             for w in range(config.workers)
