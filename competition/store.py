@@ -2,8 +2,9 @@
 (``awale arena --db``) and referee matches (``awale referee --db``) keep every game, so that every result of the
 toolkit can land in one place and be read back without the toolkit (docs/tournament.md shows the SQL).
 
-Tables (:data:`TABLES`, :data:`STANDINGS_VIEW`): ``meta`` (the file's format and version), ``events`` (one
-competition each: its kind, ``tournament`` / ``arena`` / ``referee``, its name and its settings as JSON),
+Tables (:data:`TABLES` as version 1 made them, then each of :data:`MIGRATIONS`; :data:`STANDINGS_VIEW`): ``meta``
+(the file's format and version), ``events`` (one competition each: its kind, ``tournament`` / ``arena`` /
+``referee``, its name, its settings as JSON and the toolkit version that made it),
 ``players`` (per event: name, kind ``command`` / ``agent``, the command or spec, and the SHA-256 of the command's
 executable or the agent's network file), ``games`` (per event and task index: the players in each seat, the winner's
 seat, the seeds each seat captured, the plies, how it ended, the opening, the starting position's seed and when it
@@ -11,6 +12,10 @@ ended), ``moves`` (every move of a game with its ply, seat and seconds), ``fault
 fault: its kind, ply, answer, position and what happened), and the view ``standings`` (points, wins, draws, losses
 and faults per player of each event). Seats: 0 is JoueurA (who moves first) in refereed games and tournaments, the
 rules' player 0 in the arena.
+
+Versions: a file made by an earlier toolkit is brought up to date by the migrations it lacks, in one transaction,
+when it is opened for writing; opened for reading, it is read through an up-to-date copy in memory (the file is left
+as it is). A file of a later toolkit is refused, naming both versions. Rows are read and written by column name.
 
 Writing: a game, its moves and its fault go in one transaction, and ``(event, task)`` is unique, so a process killed
 at any moment leaves whole games only, and a resume adds the missing ones and never one twice. A writer holds an
@@ -31,16 +36,16 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from awale_env import __version__
 from competition.ratings import Outcome, Standing, tally
 
-#: What the ``meta`` table says this file is, and the schema version this module writes and reads.
+#: What the ``meta`` table says this file is.
 FORMAT = "awale results store"
-VERSION = 1
 #: The fault kinds a game can be lost by (docs/tournament.md).
 FAULT_KINDS = ("illegal", "malformed", "timeout", "crash", "extra_output", "false_result")
 
@@ -97,6 +102,14 @@ CREATE TABLE faults (
     detail TEXT NOT NULL
 );
 """
+#: The changes of the schema since version 1, in order: the k-th (from 0) brings a file of version k + 1 to version
+#: k + 2. Append only; a new store is made as version 1 and brought up by all of them, as an older file is.
+MIGRATIONS = (
+    # version 2: the toolkit version that made each event (NULL for the events of a version 1 file)
+    "ALTER TABLE events ADD COLUMN toolkit TEXT;",
+)
+#: The schema version this module writes and reads.
+VERSION = 1 + len(MIGRATIONS)
 #: The standings view (a player without a game has 0 games and 0 points): remade whenever a store is opened for
 #: writing, so that a file made by an earlier toolkit gets it too.
 STANDINGS_VIEW = """
@@ -187,7 +200,8 @@ class StoredGame:
 
 @dataclass(frozen=True)
 class Event:
-    """A competition in the store: id, kind (tournament, arena, referee), name, game and settings."""
+    """A competition in the store: id, kind (tournament, arena, referee), name, game, settings, when it was made and
+    the toolkit version that made it (None: a toolkit before the store recorded it)."""
 
     id: int
     kind: str
@@ -195,10 +209,24 @@ class Event:
     game: str
     settings: dict[str, Any]
     created: str
+    toolkit: str | None = None
 
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _insert(db: sqlite3.Connection, table: str, values: dict[str, Any], ignore: bool = False) -> sqlite3.Cursor:
+    """Insert one row of ``values`` by column name (``ignore``: nothing if it would break a unique key)."""
+    columns = ", ".join(values)
+    named = ", ".join(f":{column}" for column in values)
+    return db.execute(f"INSERT {'OR IGNORE ' if ignore else ''}INTO {table} ({columns}) VALUES ({named})", values)
+
+
+def _record(cls: type, row: sqlite3.Row, **values: Any) -> Any:
+    """An instance of the dataclass ``cls`` from the columns of ``row`` named as its fields (``values`` first)."""
+    return cls(**{f.name: values[f.name] if f.name in values else row[f.name] for f in fields(cls) if f.init
+                  and (f.name in values or f.name in row.keys())})  # fmt: skip
 
 
 class Store:
@@ -239,7 +267,7 @@ class Store:
             "SELECT id, settings FROM events WHERE kind = ? AND name = ? ORDER BY id", (kind, name)
         ).fetchall()
         if rows and resume:
-            event, recorded = rows[-1]
+            event, recorded = rows[-1]["id"], rows[-1]["settings"]
             if recorded != settings_json:
                 theirs = json.loads(recorded)
                 changed = sorted(k for k in {*theirs, *settings} if theirs.get(k) != settings.get(k))
@@ -247,12 +275,7 @@ class Store:
                     f"{self.path} holds the {kind} {name!r} with other settings ({', '.join(changed)} differ): run "
                     "it with its own settings to resume it, or give another --db file"
                 )
-            known = {
-                row[0]: PlayerEntry(*row)
-                for row in self.connection.execute(
-                    "SELECT name, kind, spec, digest FROM players WHERE event = ?", (event,)
-                )
-            }
+            known = {player.name: player for player in self.players(event)}
             for player in players:
                 if known.get(player.name) != player:
                     what = "is new" if player.name not in known else "runs another program, spec or network file"
@@ -264,19 +287,15 @@ class Store:
         if rows:
             name = f"{name} #{len(rows) + 1}"
         with self._transaction() as db:
-            event = db.execute(
-                "INSERT INTO events (kind, name, game, settings, created) VALUES (?, ?, ?, ?, ?)",
-                (kind, name, game, settings_json, _now()),
-            ).lastrowid
-            db.executemany(
-                "INSERT INTO players (event, name, kind, spec, digest) VALUES (?, ?, ?, ?, ?)",
-                [(event, p.name, p.kind, p.spec, p.digest) for p in players],
-            )
+            event = _insert(db, "events", {"kind": kind, "name": name, "game": game, "settings": settings_json,
+                                           "created": _now(), "toolkit": __version__}).lastrowid  # fmt: skip
+            for player in players:
+                _insert(db, "players", {"event": event, **asdict(player)})
         return event
 
     def played_tasks(self, event: int) -> set[int]:
         """The task indices of the games ``event`` holds."""
-        return {row[0] for row in self.connection.execute("SELECT task FROM games WHERE event = ?", (event,))}
+        return {row["task"] for row in self.connection.execute("SELECT task FROM games WHERE event = ?", (event,))}
 
     def add_game(
         self,
@@ -295,36 +314,28 @@ class Store:
         """Record a game with its moves and fault in one transaction; False (and nothing written) if the event holds
         that task already. ``start_seed``: the seed of the starting position (``Game.initial(seed=...)``) where the
         rules leave it to chance."""
-        ids = dict(self.connection.execute("SELECT name, id FROM players WHERE event = ?", (event,)).fetchall())
+        ids = {row["name"]: row["id"] for row in self.connection.execute(
+            "SELECT name, id FROM players WHERE event = ?", (event,))}  # fmt: skip
+        row = {"event": event, "task": task, "player0": ids[players[0]], "player1": ids[players[1]], "winner": winner,
+               "score0": scores[0], "score1": scores[1], "plies": plies, "end_reason": end_reason,
+               "opening": json.dumps(opening), "start_seed": start_seed, "ended": _now()}  # fmt: skip
         with self._transaction() as db:
-            cursor = db.execute(
-                "INSERT OR IGNORE INTO games (event, task, player0, player1, winner, score0, score1, plies, end_reason,"
-                " opening, start_seed, ended) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (event, task, ids[players[0]], ids[players[1]], winner, scores[0], scores[1], plies, end_reason,
-                 json.dumps(opening), start_seed, _now()),
-            )  # fmt: skip
+            cursor = _insert(db, "games", row, ignore=True)
             if not cursor.rowcount:
                 return False
             game = cursor.lastrowid
-            db.executemany(
-                "INSERT INTO moves (game, ply, seat, move, seconds) VALUES (?, ?, ?, ?, ?)",
-                [(game, m.ply, m.seat, m.move, m.seconds) for m in moves],
-            )
+            for move in moves:
+                _insert(db, "moves", {"game": game, **asdict(move)})
             if fault is not None:
-                db.execute(
-                    "INSERT INTO faults (game, player, kind, ply, answer, position, detail)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (game, ids[fault.player], fault.kind, fault.ply, fault.answer, fault.position, fault.detail),
-                )
+                _insert(db, "faults", {"game": game, **asdict(fault), "player": ids[fault.player]})
         return True
 
     # --- reading -----------------------------------------------------------------------------------------------------
 
     def events(self) -> list[Event]:
         """Every event, oldest first."""
-        rows = self.connection.execute("SELECT id, kind, name, game, settings, created FROM events ORDER BY id")
-        return [Event(i, kind, name, game, json.loads(settings), created) for i, kind, name, game, settings, created
-                in rows]  # fmt: skip
+        rows = self.connection.execute("SELECT * FROM events ORDER BY id")
+        return [_record(Event, row, settings=json.loads(row["settings"])) for row in rows]
 
     def latest_event(self, kind: str | None = None) -> Event:
         """The last event (of ``kind``); StoreError if there is none."""
@@ -335,21 +346,18 @@ class Store:
 
     def players(self, event: int) -> list[PlayerEntry]:
         """The players of ``event`` in the order they were entered."""
-        rows = self.connection.execute(
-            "SELECT name, kind, spec, digest FROM players WHERE event = ? ORDER BY id", (event,)
-        )
-        return [PlayerEntry(*row) for row in rows]
+        rows = self.connection.execute("SELECT * FROM players WHERE event = ? ORDER BY id", (event,))
+        return [_record(PlayerEntry, row) for row in rows]
 
     _GAMES = (
-        "SELECT g.id, g.event, g.task, a.name, b.name, g.winner, g.score0, g.score1, g.plies, g.end_reason, g.opening,"
-        " g.start_seed, g.ended FROM games g JOIN players a ON a.id = g.player0 JOIN players b ON b.id = g.player1"
+        "SELECT g.*, a.name AS name0, b.name AS name1 FROM games g JOIN players a ON a.id = g.player0"
+        " JOIN players b ON b.id = g.player1"
     )
 
     @staticmethod
-    def _game_row(row: tuple) -> StoredGame:
-        id_, event, task, a, b, winner, s0, s1, plies, end_reason, opening, start_seed, ended = row
-        return StoredGame(id_, event, task, (a, b), winner, (s0, s1), plies, end_reason, json.loads(opening),
-                          start_seed, ended)  # fmt: skip
+    def _game_row(row: sqlite3.Row) -> StoredGame:
+        return _record(StoredGame, row, players=(row["name0"], row["name1"]), scores=(row["score0"], row["score1"]),
+                       opening=json.loads(row["opening"]))  # fmt: skip
 
     def games(self, event: int | None = None) -> list[StoredGame]:
         """The games (of ``event``, else all) in task order, without their moves."""
@@ -364,15 +372,15 @@ class Store:
         row = self.connection.execute(self._GAMES + " WHERE g.id = ?", (game_id,)).fetchone()
         if row is None:
             raise KeyError(f"no game {game_id} in {self.path}")
-        moves = [Move(*m) for m in self.connection.execute(
-            "SELECT ply, seat, move, seconds FROM moves WHERE game = ? ORDER BY ply", (game_id,))]  # fmt: skip
+        moves = [_record(Move, m) for m in self.connection.execute(
+            "SELECT * FROM moves WHERE game = ? ORDER BY ply", (game_id,))]  # fmt: skip
         fault_row = self.connection.execute(
-            "SELECT p.name, f.kind, f.ply, f.answer, f.position, f.detail FROM faults f JOIN players p ON p.id = "
-            "f.player WHERE f.game = ?",
+            "SELECT p.name AS player, f.kind, f.ply, f.answer, f.position, f.detail FROM faults f JOIN players p ON "
+            "p.id = f.player WHERE f.game = ?",
             (game_id,),
         ).fetchone()
-        game = self._game_row(row)
-        return StoredGame(**{**game.__dict__, "moves": moves, "fault": FaultRecord(*fault_row) if fault_row else None})
+        fault = None if fault_row is None else _record(FaultRecord, fault_row)
+        return replace(self._game_row(row), moves=moves, fault=fault)
 
     def game_numbered(self, event: int, number: int) -> StoredGame:
         """Game ``number`` (task index + 1) of ``event`` with its moves and fault; KeyError if there is none."""
@@ -380,12 +388,12 @@ class Store:
         found = row.fetchone()
         if found is None:
             raise KeyError(f"no game {number} in event {event} of {self.path}")
-        return self.game(found[0])
+        return self.game(found["id"])
 
     def standings(self, event: int, prior_draws: float = 1.0) -> list[Standing]:
         """The standings of ``event``, best points first (then Elo): W-D-L, faults by kind, Elo with 95 %
         intervals (:func:`competition.ratings.tally`)."""
-        faults = {game: (name, kind) for game, name, kind in self.connection.execute(
+        faults = {row["game"]: (row["name"], row["kind"]) for row in self.connection.execute(
             "SELECT f.game, p.name, f.kind FROM faults f JOIN players p ON p.id = f.player JOIN games g ON g.id = "
             "f.game WHERE g.event = ?", (event,))}  # fmt: skip
         outcomes = []
@@ -399,8 +407,9 @@ class Store:
 
 def open_store(path: str | Path, write: bool = False) -> Store:
     """Open the results store at ``path``: for writing (``write=True``: made if missing, locked against other
-    writers, StoreBusy if one holds it) or for reading (StoreError if missing). StoreError for a file that is not a
-    results store of this version (corrupt, or another program's database), naming it."""
+    writers, StoreBusy if one holds it; an older file migrated) or for reading (StoreError if missing; an older file
+    read through a migrated copy in memory). StoreError for a file that is not a results store (corrupt, or another
+    program's database) or one of a later toolkit, naming it."""
     path = Path(path)
     if not write and not path.is_file():
         raise StoreError(f"{path}: no such results store")
@@ -416,8 +425,8 @@ def open_store(path: str | Path, write: bool = False) -> Store:
                 raise StoreBusy(f"{path} is being written by another process (a tournament running on it): wait for "
                                 "it to end, or give another --db file") from None  # fmt: skip
         uri = path.resolve().as_uri() + ("" if write else "?mode=ro")
-        connection = sqlite3.connect(uri, uri=True, timeout=30, isolation_level="DEFERRED")
-        _check_schema(path, connection, write)
+        connection = _up_to_date(path, sqlite3.connect(uri, uri=True, timeout=30, isolation_level="DEFERRED"), write)
+        connection.row_factory = sqlite3.Row
     except BaseException as error:
         if lock is not None:
             if created:  # under our lock: nobody else uses the half-made file
@@ -429,36 +438,64 @@ def open_store(path: str | Path, write: bool = False) -> Store:
     return Store(path, connection, lock)
 
 
-def _check_schema(path: Path, connection: sqlite3.Connection, write: bool) -> None:
-    """Make the schema in a new file; check an existing one's format and version. StoreError otherwise."""
+def _up_to_date(path: Path, connection: sqlite3.Connection, write: bool) -> sqlite3.Connection:
+    """The connection to read and write ``path`` at :data:`VERSION`: the schema made in a new file, an older file
+    migrated (in place for writing, in a copy in memory for reading). StoreError (the connection closed) for a file
+    that is not a results store, or one of a later toolkit."""
     try:
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not tables and write:
-            _create(path, connection)
-            return
+            try:
+                _run(connection, f"{TABLES} {_meta(1)} {_migrations(1)}")
+            except StoreError as error:
+                raise StoreError(f"{path}: cannot create the results store: {error}") from None
+            return connection
         meta = dict(connection.execute("SELECT key, value FROM meta").fetchall()) if "meta" in tables else {}
-        if write and meta.get("format") == FORMAT and meta.get("version") == str(VERSION):
-            connection.executescript(f"BEGIN; {STANDINGS_VIEW} COMMIT;")
     except sqlite3.DatabaseError as error:
         connection.close()
         raise StoreError(f"{path} is not a results store: {error} (a corrupt or foreign file?)") from None
     if meta.get("format") != FORMAT:
         connection.close()
         raise StoreError(f"{path} is an SQLite database of another program, not an awale results store")
-    if meta.get("version") != str(VERSION):
+    version = str(meta.get("version", ""))
+    if not version.isdigit() or not 1 <= int(version) <= VERSION:
         connection.close()
-        raise StoreError(f"{path} is a results store of version {meta.get('version')!r}; this toolkit reads {VERSION}")
+        later = "made by a later toolkit" if version.isdigit() and int(version) > VERSION else "an unknown version"
+        raise StoreError(f"{path} is a results store of version {version!r} ({later}): this toolkit reads versions "
+                         f"1 to {VERSION}; a later awale_env may read it")  # fmt: skip
+    if not write and int(version) < VERSION:
+        memory = sqlite3.connect(":memory:", isolation_level="DEFERRED")
+        connection.backup(memory)
+        connection.close()
+        connection = memory
+    if write or int(version) < VERSION:
+        try:
+            _run(connection, _migrations(int(version)))
+        except StoreError as error:
+            raise StoreError(f"{path}: cannot bring the results store from version {version} to {VERSION}: "
+                             f"{error}") from None  # fmt: skip
+    return connection
 
 
-def _create(path: Path, connection: sqlite3.Connection) -> None:
-    """The schema and the ``meta`` rows in a new file, in one transaction: a failure (a full disk) leaves no table
-    behind. StoreError naming the file and the cause."""
-    meta = f"INSERT INTO meta (key, value) VALUES ('format', '{FORMAT}'), ('version', '{VERSION}');"
+def _meta(version: int) -> str:
+    return f"INSERT INTO meta (key, value) VALUES ('format', '{FORMAT}'), ('version', '{version}');"
+
+
+def _migrations(version: int) -> str:
+    """The SQL that brings a file of ``version`` to :data:`VERSION` (nothing for a file at it)."""
+    steps = " ".join(MIGRATIONS[version - 1 :])
+    return f"{steps} UPDATE meta SET value = '{VERSION}' WHERE key = 'version';" if steps else ""
+
+
+def _run(connection: sqlite3.Connection, script: str) -> None:
+    """``script`` in one transaction, with the standings view: all of it or nothing. StoreError (the connection
+    closed, the cause chained) if it fails, as on a full disk."""
     try:
-        connection.executescript(f"BEGIN; {TABLES} {STANDINGS_VIEW} {meta} COMMIT;")
+        connection.executescript(f"BEGIN; {script} {STANDINGS_VIEW} COMMIT;")
     except sqlite3.DatabaseError as error:
+        connection.rollback()
         connection.close()
-        raise StoreError(f"{path}: cannot create the results store: {error}") from None
+        raise StoreError(str(error)) from error
 
 
 def _discard(path: Path) -> None:

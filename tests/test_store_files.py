@@ -1,14 +1,18 @@
-"""Results stores written by earlier toolkits open and read as they were written (docs/tournament.md): the file in
-tests/data was made with the schema of 2026-11-27 (version 1) and is never regenerated."""
+"""Results stores written by earlier toolkits open and read as they were written, brought up to date by the store's
+migrations (docs/tournament.md): the file in tests/data was made with the schema of 2026-11-27 (version 1) and is
+never regenerated."""
 
 from __future__ import annotations
 
+import hashlib
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
 
-from competition.store import open_store
+from awale_env import __version__
+from competition.store import MIGRATIONS, VERSION, PlayerEntry, StoreError, open_store
 
 VERSION_1 = Path(__file__).parent / "data" / "tournament_v1.db"
 
@@ -53,6 +57,62 @@ def test_version_1_standings(store):
     assert (rows["alice"].wins, rows["alice"].draws, rows["alice"].losses) == (1, 1, 1)
     assert rows["alice"].faults == {"timeout": 1} and rows["bob"].points == 1.5
     assert rows["late"].games == 0
-    view = store.connection.execute("SELECT player, games, points, wins, draws, losses, faults FROM standings "
-                                    "WHERE event = ? ORDER BY player", (tournament.id,)).fetchall()  # fmt: skip
+    query = "SELECT player, games, points, wins, draws, losses, faults FROM standings WHERE event = ? ORDER BY player"
+    view = [tuple(row) for row in store.connection.execute(query, (tournament.id,))]
     assert view == [("alice", 3, 1.5, 1, 1, 1, 1), ("bob", 3, 1.5, 1, 1, 1, 0), ("late", 0, 0.0, 0, 0, 0, 0)]
+
+
+def version(path: Path) -> str:
+    with sqlite3.connect(path) as connection:
+        return connection.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()[0]
+
+
+def test_reading_an_older_file_leaves_it_as_it_was_and_writing_migrates_it_in_place(tmp_path):
+    assert VERSION == 1 + len(MIGRATIONS) > 1
+    path = tmp_path / "old.db"
+    shutil.copyfile(VERSION_1, path)
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    with open_store(path) as store:
+        assert all(event.toolkit is None for event in store.events())
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before and version(path) == "1"
+    with open_store(path, write=True) as store:
+        event = store.event("arena", "new", "oware", {}, [PlayerEntry("a", "agent", "random")])
+        assert [e.toolkit for e in store.events()] == [None, None, None, __version__]
+        assert len(store.games(store.events()[0].id)) == 3 and store.players(event)[0].spec == "random"
+    assert version(path) == str(VERSION)
+    with open_store(path) as store:  # now current: read from the file itself
+        assert store.events()[-1].toolkit == __version__ and len(store.games()) == 5
+
+
+def test_a_new_store_is_made_at_the_current_version_by_the_same_migrations(tmp_path):
+    with open_store(tmp_path / "new.db", write=True) as store:
+        store.event("arena", "a", "oware", {"seed": 1}, [])
+    assert version(tmp_path / "new.db") == str(VERSION)
+    with sqlite3.connect(tmp_path / "new.db") as new, sqlite3.connect(":memory:") as migrated:
+        with sqlite3.connect(VERSION_1) as old:
+            old.backup(migrated)
+        with open_store(VERSION_1) as store:  # the copy in memory a reader gets
+            assert [tuple(row) for row in store.connection.execute("SELECT * FROM meta ORDER BY key")] == [
+                ("format", "awale results store"), ("version", str(VERSION))]  # fmt: skip
+
+        def schema(connection):
+            return sorted(
+                connection.execute("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
+            )
+
+        for migration in MIGRATIONS:
+            migrated.executescript(migration)
+        assert schema(new) == schema(migrated)
+
+
+def test_a_file_of_a_later_toolkit_is_refused_naming_both_versions(tmp_path):
+    path = tmp_path / "later.db"
+    shutil.copyfile(VERSION_1, path)
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE meta SET value = '99' WHERE key = 'version'")
+    for write in (False, True):
+        with pytest.raises(
+            StoreError, match=f"version '99' \\(made by a later toolkit\\): this toolkit reads versions 1 to {VERSION}"
+        ):
+            open_store(path, write=write)
+    assert version(path) == "99"
