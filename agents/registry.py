@@ -69,7 +69,7 @@ AGENTS: dict[str, AgentEntry] = {
     ),
     "alphazero": AgentEntry(
         "agents.alphazero.agent:AlphaZeroAgent",
-        "PUCT search guided by a residual network trained by AlphaZero self-play (training.alphazero.trainer)",
+        "PUCT or Gumbel search guided by a network trained by AlphaZero self-play (training.alphazero.trainer)",
         {
             "path": (str, "checkpoint .pt written by training (default: the shipped network)"),
             "pretrained": (bool, "the network shipped in the package"),
@@ -78,6 +78,8 @@ AGENTS: dict[str, AgentEntry] = {
             "c_puct": (float, "PUCT exploration weight (default: the network's, as trained; else 1.5)"),
             "fpu_reduction": (float, "unvisited moves' value below their parent's (default: the network's; else 0.2)"),
             "leaves": (int, "leaves evaluated per network call, spread by virtual loss (default 8)"),
+            "search": (str, "selection rule: puct or gumbel (default: the network's, as trained; else puct)"),
+            "considered_actions": (int, "gumbel: root moves sampled and halved (default: the network's; else 16)"),
             **SEED,
         },
     ),

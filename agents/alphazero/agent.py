@@ -37,13 +37,15 @@ def pretrained_games() -> tuple[str, ...]:
 
 
 class AlphaZeroAgent:
-    """Plays the most visited move of a PUCT search guided by a network (no noise, so it is deterministic).
+    """Plays the move of a search guided by a network, PUCT's or Gumbel's (``search``; no noise, so it is
+    deterministic).
 
     The network comes from ``net``, a checkpoint ``path``, or the shipped ones (``pretrained``, the default): a
     network plays the one game it was trained for, the shipped ones each game a network is shipped for, loaded when
     the agent first meets the game (:attr:`games`).
     ``simulations`` bounds the search (default 800); ``time`` (seconds per move) stops it when the time is up
-    (with both, whichever comes first). The search's constants (``c_puct``, ``fpu_reduction``) are the ones the
+    (with both, whichever comes first). The search's rule and constants (``search``, ``c_puct``, ``fpu_reduction``,
+    ``considered_actions``: :class:`~agents.alphazero.search_config.SearchConfig`) are the ones the
     network's checkpoint was trained with (:func:`~agents.alphazero.network.checkpoint_search`; the search's defaults
     for a network given in memory or a checkpoint that records none); a value given here overrides them.
     ``leaves`` leaves are evaluated per network call, spread by virtual loss: a small batch costs the network little
@@ -158,9 +160,12 @@ class AlphaZeroAgent:
         return self.search.principal_line(0, plies)
 
     def act(self, state: Any) -> int:
-        """The most visited move; a tie goes to the move of higher prior. A short search visits many moves once (or
-        none, when the deadline came first), and the prior knows more than the order of the actions."""
+        """PUCT's most visited move; a tie goes to the move of higher prior. A short search visits many moves once (or
+        none, when the deadline came first), and the prior knows more than the order of the actions. Gumbel's move
+        is the best of the most visited by logit + completed Q (:attr:`BatchedSearch.chosen`)."""
         counts = self.policy(state)
+        if self.config.search == "gumbel":
+            return int(self.search.chosen[0])
         legal = state.legal_actions()
         first = int(self.search.child_first[0, 0])  # the root's children: its legal moves, in order
         prior = self.search.prior[0, first : first + len(legal)]

@@ -1,4 +1,5 @@
-"""Batched PUCT search: many games searched side by side, their leaves evaluated by the network as one batch.
+"""Batched search, PUCT's or Gumbel AlphaZero's (:mod:`agents.alphazero.gumbel`; the rule is a parameter of the
+compiled passes): many games searched side by side, their leaves evaluated by the network as one batch.
 
 The trees live in flat arrays (one row per game: children, visits, value sums, priors, moves) and two compiled
 passes do all the tree work: :func:`select_leaves` walks every game's tree from its root to a leaf, replaying the
@@ -26,7 +27,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents.alphazero.search_config import SearchConfig
+from agents.alphazero.gumbel import GUMBEL, PUCT, completed_q, considered_visit, gumbel_child, gumbel_root, root_child
+from agents.alphazero.search_config import RULES, SearchConfig
 from awale_env.games import DEFAULT_GAME, get_game
 from awale_env.kernels import dispatch as kn
 
@@ -97,6 +99,11 @@ def select_leaves(
     leaves_per_game,
     c_puct,
     fpu_reduction,
+    rule,
+    considered,
+    value_scale,
+    visit_scale,
+    gumbel,
     child_first,
     child_count,
     visits,
@@ -105,6 +112,7 @@ def select_leaves(
     move,
     terminal,
     mover,
+    raw_value,
     path,
     path_length,
     leaf_node,
@@ -112,7 +120,10 @@ def select_leaves(
     obs,
     legal,
 ):
-    """For every active game, descend from the root by PUCT to up to ``leaves_per_game`` leaves the network must
+    """For every active game, descend from the root by the selection ``rule`` (:data:`PUCT`: ``c_puct``,
+    ``fpu_reduction``; :data:`GUMBEL`: at the root the move sequential halving of ``simulations`` over the
+    ``considered`` best moves by Gumbel noise ``gumbel[g]`` + logit + completed Q asks for, below it
+    :func:`~agents.alphazero.gumbel.gumbel_child`) to up to ``leaves_per_game`` leaves the network must
     evaluate (row ``g * leaves_per_game + k`` of the leaf arrays).
 
     ``env``: the game (:mod:`awale_env.kernels.dispatch`), re-rooted per game on its Oware repetition keys
@@ -124,6 +135,7 @@ def select_leaves(
     """
     board = np.empty(root_board.shape[1], dtype=root_board.dtype)
     stores = np.empty(2, dtype=root_stores.dtype)
+    completed = np.empty(legal.shape[1], dtype=np.float64)
     pending = 0
     for g in range(root_board.shape[0]):
         row = g * leaves_per_game
@@ -143,10 +155,18 @@ def select_leaves(
             length = 1
             path[row, 0] = 0
             while child_first[g, node] >= 0:
-                node = _select_child(
-                    child_first[g, node], child_count[g, node], visits[g], value_sum[g], prior[g], mover[g], node,
-                    player, c_puct, fpu_reduction,
-                )  # fmt: skip
+                first, count = child_first[g, node], child_count[g, node]
+                if rule == PUCT:
+                    node = _select_child(first, count, visits[g], value_sum[g], prior[g], mover[g], node, player,
+                                         c_puct, fpu_reduction)  # fmt: skip
+                else:
+                    completed_q(first, count, visits[g], value_sum[g], prior[g], raw_value[g, node], value_scale,
+                                visit_scale, completed)  # fmt: skip
+                    if node == 0:
+                        visit = considered_visit(min(considered, count), simulations, visits[g, 0] - 1)
+                        node = root_child(first, count, visits[g], prior[g], gumbel[g], move[g], completed, visit)
+                    else:
+                        node = gumbel_child(first, count, visits[g], prior[g], completed)
                 after = kn.next_player(genv, board, player, int(move[g, node]))
                 gained = kn.move(genv, board, stores, player, int(move[g, node]))
                 player = after
@@ -199,6 +219,7 @@ def expand_and_backup(
     move,
     terminal,
     mover,
+    raw_value,
     num_nodes,
     path,
     path_length,
@@ -242,6 +263,7 @@ def expand_and_backup(
         child_first[g, node] = first
         child_count[g, node] = count
         terminal[g, node] = -1
+        raw_value[g, node] = values[row]
         num_nodes[g] = first + count
         _undo_virtual_loss(visits[g], value_sum[g], path[row], path_length[row])
         _backup(visits[g], value_sum[g], mover[g], path[row], path_length[row], values[row], leaf_player[row])
@@ -292,6 +314,7 @@ class BatchedSearch:
         self.move = np.zeros((num_games, nodes), dtype=np.int8)
         self.terminal = np.zeros((num_games, nodes), dtype=np.int8)
         self.mover = np.zeros((num_games, nodes), dtype=np.int8)  # the player who moved into each node
+        self.raw_value = np.zeros((num_games, nodes), dtype=np.float32)  # the network's value of each expanded node
         self.num_nodes = np.ones(num_games, dtype=np.int32)
         self.path = np.zeros((rows, self.capacity + 2), dtype=np.int32)
         self.path_length = np.zeros(rows, dtype=np.int32)
@@ -302,6 +325,11 @@ class BatchedSearch:
         self.logits = np.zeros((rows, actions), dtype=np.float32)
         self.values = np.zeros(rows, dtype=np.float32)
         self.noise = np.zeros((num_games, actions), dtype=np.float32)
+        self.rule = RULES.index(config.search)
+        self.gumbel = np.zeros((num_games, actions), dtype=np.float32)
+        #: Gumbel's result of the last :meth:`run` per position: the improved policy and the move to play.
+        self.improved_policy = np.zeros((num_games, actions), dtype=np.float32)
+        self.chosen = np.zeros(num_games, dtype=np.int64)
         self.scratch = kn.new_scratch()
         self.evaluations = 0
 
@@ -327,7 +355,8 @@ class BatchedSearch:
         gives it), ``stores``, ``players``, ``plies`` and ``max_plies`` (0: no limit); ``flags`` are the rule flags all
         the positions share (Oware's ``rules.code``, Hawalis's ``rules.endless_code``) and ``root_keys`` each Oware
         position's repetition keys (``State.repetition_keys``; none: empty sets). ``noise_rngs`` (one generator
-        per game) turns on the root's Dirichlet noise. ``deadline`` (a ``time.perf_counter()`` value) stops the
+        per game) turns on the root's noise (Dirichlet's for PUCT, Gumbel's for Gumbel, which then also fills
+        :attr:`improved_policy` and :attr:`chosen`). ``deadline`` (a ``time.perf_counter()`` value) stops the
         search early, after at least the root's evaluation.
         """
         simulations = self.config.simulations if simulations is None else simulations
@@ -355,16 +384,22 @@ class BatchedSearch:
         self.terminal[:, 0] = 0
         self.mover[:, 0] = 1 - players  # the root's value is kept for the player not to move, as if it had moved
         self.num_nodes[:] = 1
-        noise_fraction = self.config.noise_fraction if noise_rngs is not None else 0.0
+        config = self.config
+        noise_fraction = config.noise_fraction if noise_rngs is not None and self.rule == PUCT else 0.0
+        self.gumbel[:] = 0.0
+        if noise_rngs is not None and self.rule == GUMBEL:
+            for g in np.flatnonzero(active):
+                self.gumbel[g] = config.gumbel_scale * noise_rngs[g].gumbel(size=self.game.num_actions)
         trees = (
             self.child_first, self.child_count, self.visits, self.value_sum, self.prior, self.move, self.terminal,
-            self.mover,
+            self.mover, self.raw_value,
         )  # fmt: skip
         shift = self.game.action_shift(1)
         while True:
             pending = select_leaves(
                 env, keys, key_count, work_keys, boards, stores, players, plies, max_plies, active, simulations,
-                self.leaves_per_game, self.config.c_puct, self.config.fpu_reduction, *trees, self.path,
+                self.leaves_per_game, config.c_puct, config.fpu_reduction, self.rule, config.considered_actions,
+                config.value_scale, config.visit_scale, self.gumbel, *trees, self.path,
                 self.path_length, self.leaf_node, self.leaf_player, self.obs, self.legal,
             )  # fmt: skip
             if pending == 0:
@@ -374,11 +409,11 @@ class BatchedSearch:
             self.logits[rows] = logits
             self.values[rows] = values
             self.evaluations += len(rows)
-            if noise_rngs is not None:
+            if noise_rngs is not None and self.rule == PUCT:
                 for row in rows[self.leaf_node[rows] == 0]:
                     g = row // self.leaves_per_game
                     legal = np.flatnonzero(self.legal[row])
-                    self.noise[g, legal] = noise_rngs[g].dirichlet(np.full(len(legal), self.config.dirichlet_alpha))
+                    self.noise[g, legal] = noise_rngs[g].dirichlet(np.full(len(legal), config.dirichlet_alpha))
             expand_and_backup(
                 self.leaves_per_game, self.leaf_node, self.leaf_player, shift, self.logits, self.values, self.noise,
                 noise_fraction, self.legal, *trees, self.num_nodes, self.path, self.path_length,
@@ -389,6 +424,10 @@ class BatchedSearch:
         root_values = np.zeros(games, dtype=np.float32)
         root_visit_counts(self.child_first, self.child_count, self.visits, self.value_sum, self.move, counts,
                           root_values)  # fmt: skip
+        if self.rule == GUMBEL:
+            gumbel_root(self.child_first, self.child_count, self.visits, self.value_sum, self.prior, self.raw_value,
+                        self.move, self.gumbel, config.value_scale, config.visit_scale, self.improved_policy,
+                        self.chosen)  # fmt: skip
         return counts, root_values
 
     def principal_line(self, game: int = 0, plies: int = 12) -> list[int]:

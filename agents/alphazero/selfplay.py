@@ -92,9 +92,11 @@ class SelfPlay:
     """``games`` self-play games of ``game`` (with rule ``options``) side by side; :meth:`step` plays one move in each
     and returns finished games' samples.
 
-    Moves are drawn in proportion to the visit counts for the first ``temperature_moves`` plies (temperature 1),
-    then the most visited move is played; the root gets Dirichlet noise throughout. Game slot ``g`` draws all its
-    random numbers from its own generator seeded by ``(seed, g)``.
+    With PUCT, moves are drawn in proportion to the visit counts for the first ``temperature_moves`` plies
+    (temperature 1), then the most visited move is played; the root gets Dirichlet noise throughout, and the visit
+    counts are the policy's target. With Gumbel, the move is the search's (:attr:`BatchedSearch.chosen`: the Gumbel
+    noise at the root explores) and the target its improved policy. Game slot ``g`` draws all its random numbers
+    from its own generator seeded by ``(seed, g)``.
     """
 
     def __init__(
@@ -122,14 +124,18 @@ class SelfPlay:
     def step(self, evaluate: Evaluator) -> Samples:
         b = self.boards
         counts, _ = self.search.run_states(b.states, evaluate, self.active, noise_rngs=self.rngs)
+        gumbel = self.search.config.search == "gumbel"
         finished = []
         for g in range(len(self.rngs)):
             state = b.states[g]
             player = state.to_move
             visits = counts[g].astype(np.float64)
-            policy = visits[self.absolute[player]] / visits.sum()
+            target = self.search.improved_policy[g] if gumbel else visits / visits.sum()
+            policy = target[self.absolute[player]]
             self.history[g].append((state.observation_tensor(), policy.astype(np.float32), player))
-            if state.ply < self.temperature_moves:
+            if gumbel:
+                action = int(self.search.chosen[g])
+            elif state.ply < self.temperature_moves:
                 action = int(self.rngs[g].choice(self.game.num_actions, p=visits / visits.sum()))
             else:
                 action = int(np.argmax(visits))
@@ -160,12 +166,13 @@ def play_match(
     opening_plies: int = 4,
     game: str | Game = DEFAULT_GAME,
     options: dict[str, Any] | None = None,
+    search_b: SearchConfig | None = None,
 ) -> tuple[int, int, int]:
-    """Play ``games`` (even) games of ``game`` (rule ``options``) between two evaluators with the same search, all
-    side by side; return A's (wins, draws, losses).
+    """Play ``games`` (even) games of ``game`` (rule ``options``) between two evaluators, all side by side, A
+    searching by ``search`` and B by ``search_b`` (default: the same); return A's (wins, draws, losses).
 
     Games come in pairs that start from the same random opening of ``opening_plies`` plies with the seats swapped,
-    then both sides play their most visited move (no noise).
+    then both sides play their search's move without noise (:func:`searched_moves`).
     """
     if games < 2 or games % 2:
         raise ValueError(f"games must be a positive even number (pairs with seats swapped), got {games}")
@@ -180,16 +187,17 @@ def play_match(
                 active[2 * pair] = False
         boards.states[2 * pair + 1] = boards.states[2 * pair]
         active[2 * pair + 1] = active[2 * pair]
-    searcher = BatchedSearch(games, search, game=game.name)
+    searcher_a = BatchedSearch(games, search, game=game.name)
+    searcher_b = searcher_a if search_b is None else BatchedSearch(games, search_b, game=game.name)
     players = np.zeros(games, dtype=np.int64)
     while active.any():
         actions = np.zeros(games, dtype=np.int64)
         players[:] = [state.to_move for state in boards.states]
-        for evaluate, mine in ((evaluate_a, players == seat_a), (evaluate_b, players != seat_a)):
+        sides = ((evaluate_a, searcher_a, players == seat_a), (evaluate_b, searcher_b, players != seat_a))
+        for evaluate, searcher, mine in sides:
             turn = active & mine
             if turn.any():
-                counts, _ = searcher.run_states(boards.states, evaluate, turn)
-                actions[turn] = np.argmax(counts[turn], axis=1)
+                actions[turn] = searched_moves(searcher, boards.states, evaluate, turn)[turn]
         for g in np.flatnonzero(active):
             if boards.play(g, int(actions[g])):
                 active[g] = False
@@ -198,3 +206,10 @@ def play_match(
         winner = boards.outcome(g)
         result[1 if winner < 0 else (0 if winner == seat_a[g] else 2)] += 1
     return int(result[0]), int(result[1]), int(result[2])
+
+
+def searched_moves(search: BatchedSearch, states: list[Any], evaluate: Evaluator, active: np.ndarray) -> np.ndarray:
+    """The move each ``active`` position's search plays without noise: PUCT's most visited (the lowest action of a
+    tie), Gumbel's :attr:`BatchedSearch.chosen`."""
+    counts, _ = search.run_states(states, evaluate, active)
+    return search.chosen.copy() if search.config.search == "gumbel" else np.argmax(counts, axis=1)
