@@ -147,3 +147,38 @@ def test_ppo_train_raises_value_error_before_writing_anything(tmp_path, options,
     with pytest.raises(ValueError, match=message):
         ppo_trainer.train(ppo_trainer.Args(run_dir=str(run), progress=False, **options))
     assert not run.exists()
+
+
+def test_options_are_declared_once_with_their_bounds_on_their_fields():
+    """Every trainer starts with the shared run options; every integer option (AlphaZero's search settings aside:
+    SearchConfig checks them) carries its bounds on its field, which the check applies and --help shows."""
+    import dataclasses
+    import typing
+
+    from agents.alphazero.search_config import SearchConfig
+    from training.alphazero.config import AlphaZeroConfig
+    from training.alphazero.imitation import ImitationConfig
+    from training.options import RunOptions, hints
+    from training.ppo.config import Args
+
+    shared = [field.name for field in dataclasses.fields(RunOptions)]
+    searched = {field.name for field in dataclasses.fields(SearchConfig)}
+    for config_type in (AlphaZeroConfig, ImitationConfig, Args):
+        assert issubclass(config_type, RunOptions)
+        types = typing.get_type_hints(config_type)
+        integers = {name for name, hint in types.items() if hint in (int, int | None)} - searched - {"resume"}
+        assert integers <= set(hints(config_type)), integers - set(hints(config_type))
+        assert [field.name for field in dataclasses.fields(config_type)][: len(shared)] == shared
+    with pytest.raises(ValueError, match="--games-per-worker must be at most 4,096, got 5000"):
+        AlphaZeroConfig(games_per_worker=5000)
+    with pytest.raises(ValueError, match="--channels must be a positive integer, got 0"):
+        ImitationConfig(channels=0)
+    with pytest.raises(ValueError, match=r"--weight-decay must be a finite number >= 0, got -1"):
+        ImitationConfig(weight_decay=-1)
+    assert "(default: 128; from 1 to 4096)" in hints(AlphaZeroConfig)["games_per_worker"]("128")
+
+
+def test_help_shows_each_option_s_bounds(tmp_path):
+    done = awale("train", "imitation", "--help", cwd=tmp_path)
+    text = " ".join(done.stdout.replace("│", " ").split())
+    assert done.returncode == 0 and "(default: 6; from 1 to" in text and "(default: 0; from 0 to 4294967295)" in text

@@ -318,38 +318,6 @@ def check_types(config: Any) -> None:
             raise ValueError(f"{option(field.name)} must be {_type_name(hints[field.name])}, got {excerpt(value)}")
 
 
-def check_number(config: Any, name: str, minimum: float, maximum: float | None = None, exclusive: bool = False) -> None:
-    """ValueError unless the option ``name`` of ``config`` is a finite number at least ``minimum`` (above it when
-    ``exclusive``) and at most ``maximum``; the message names the option and the allowed range."""
-    value = getattr(config, name)
-    number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    above = number and (value > minimum if exclusive else value >= minimum)
-    if number and above and (maximum is None or value <= maximum):
-        return
-    if maximum is None:
-        allowed = f"a finite number {'>' if exclusive else '>='} {minimum:g}"
-    else:
-        allowed = f"in {'(' if exclusive else '['}{minimum:g}, {maximum:g}]"
-    raise ValueError(f"{option(name)} must be {allowed}, got {excerpt(value)}")
-
-
-def check_integers(config: Any, bounds: dict[str, tuple[int, int]]) -> None:
-    """ValueError naming the first integer option of ``config`` (one of ``bounds``: name -> (least, most); a None
-    value is not checked) outside its bounds, and what it allows. The upper bounds keep a run within what a machine
-    can hold (an option that sizes memory, threads or processes) or count (a number of moves...): a huge value is
-    refused here, not met as a MemoryError or a crash later."""
-    for name, (least, most) in bounds.items():
-        value = getattr(config, name)
-        if value is None or not isinstance(value, int):
-            continue  # the type is check_types' to name
-        if value < least:
-            wanted = {0: "must not be negative", 1: "must be a positive integer"}.get(least)
-            wanted = wanted or f"must be at least {least}"
-            raise ValueError(f"{option(name)} {wanted}, got {excerpt(value)}")
-        if value > most:
-            raise ValueError(f"{option(name)} must be at most {most:,}, got {excerpt(value)}")
-
-
 @dataclass(frozen=True)
 class Trainer:
     """What the shared command line needs to know about one trainer.

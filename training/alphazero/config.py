@@ -1,6 +1,6 @@
 """The settings of an AlphaZero run (:class:`AlphaZeroConfig`, every field a command-line option of ``awale train
-alphazero``) and the network shape options every trainer of a :class:`RingNet` shares (:class:`NetworkOptions`):
-apart from the trainer so that its self-play workers (processes or Ray actors) read them without the trainer.
+alphazero``), apart from the trainer so that its self-play workers (processes or Ray actors) read them without the
+trainer.
 """
 
 from __future__ import annotations
@@ -8,14 +8,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Annotated, Any
 
-import tyro
-
-from agents.alphazero.network import NETWORK_LIMITS, NetworkConfig
 from agents.alphazero.search_config import SearchConfig
 from agents.extras import needs_extra
-from awale_env.games import DEFAULT_GAME, GAMES
 from competition.pool import BACKENDS
 from training import runs
+from training.options import NetworkOptions, RunOptions, TorchThreads, bounded, check_run_options
 
 #: The options a resume may change: the run's length, its workers, its reference matches and how it runs here.
 RESUMABLE = (
@@ -33,31 +30,6 @@ RESUMABLE = (
     "runtime_env",
 )
 
-#: The bounds of the integer options (:func:`training.runs.check_integers`): what sizes memory (search trees, the
-#: replay buffer, batches), processes and threads is kept to what a machine holds.
-BOUNDS = {
-    "seed": (0, runs.MAX_SEED),
-    "generations": (1, runs.MAX_COUNT),
-    "channels": (1, NETWORK_LIMITS["channels"]),
-    "blocks": (1, NETWORK_LIMITS["blocks"]),
-    "value_hidden": (1, NETWORK_LIMITS["value_hidden"]),
-    "temperature_moves": (0, runs.MAX_PLIES),
-    "max_plies": (1, runs.MAX_PLIES),
-    "workers": (0, runs.MAX_WORKERS),
-    "games_per_worker": (1, 4096),
-    "moves_per_generation": (1, runs.MAX_PLIES),
-    "replay_size": (1, 5_000_000),
-    "min_replay": (0, 5_000_000),
-    "batch_size": (1, 65_536),
-    "torch_threads": (1, runs.MAX_TORCH_THREADS),
-    "gate_every": (1, runs.MAX_COUNT),
-    "gate_games": (1, 4096),
-    "gate_simulations": (1, 100_000),
-    "reference_every": (0, runs.MAX_COUNT),
-    "reference_games": (1, 100_000),
-    "reference_simulations": (1, 100_000),
-    "snapshot_every": (0, runs.MAX_COUNT),
-}
 #: The most games x simulations of one batched search (its trees: about 20 bytes per node, a node per move of each
 #: simulation: up to 2.7 GB for a game of 64 moves).
 MAX_SEARCH_NODES = 1 << 21
@@ -65,45 +37,24 @@ MAX_SAMPLE_REUSE = 1000.0
 
 
 @dataclass
-class NetworkOptions:
-    """The shape of the network a trainer makes (:class:`RingNet`), options of every trainer of one; the trainer's
-    configuration names the ``game``."""
-
-    channels: int = 64
-    """convolution channels of the residual trunk"""
-    blocks: int = 4
-    """residual blocks"""
-    value_hidden: int = 64
-    """hidden units of the value head"""
-
-    def network_config(self) -> NetworkConfig:
-        return NetworkConfig(channels=self.channels, blocks=self.blocks, value_hidden=self.value_hidden, game=self.game)
-
-
-@dataclass
-class AlphaZeroConfig(NetworkOptions, SearchConfig):
+class AlphaZeroConfig(NetworkOptions, SearchConfig, RunOptions):
     """Hyper-parameters of an AlphaZero run (all settable from the command line): the network's shape
     (:class:`NetworkOptions`), the self-play search's settings (:class:`SearchConfig`: ``--simulations``,
-    ``--search puct|gumbel``, ``--c-puct``...) and the run's."""
+    ``--search puct|gumbel``, ``--c-puct``...) and the run's (:class:`RunOptions`)."""
 
-    run_dir: Annotated[str | None, runs.computed_default("runs/alphazero-<game>", "DIR")] = None
-    """the run's directory: config.json, checkpoints, metrics.csv and TensorBoard events (tb/)"""
-    seed: int = 0
-    """seed of self-play, training and evaluation"""
     resume: Annotated[bool, runs.resume_option(RESUMABLE)] = False
-    generations: int = 200
+    generations: Annotated[int, bounded(1, runs.MAX_COUNT)] = 200
     """generations to train (self-play, training, evaluation)"""
-    game: Annotated[str, tyro.conf.arg(help=f"the game to learn: {', '.join(GAMES)}")] = DEFAULT_GAME
     # network (its shape: NetworkOptions)
     init_from: Annotated[str | None, runs.computed_default("a new network", "CHECKPOINT")] = None
     """start from the network of this AlphaZero checkpoint (a run's best.pt, the shipped network's file), of the
     run's game and shape, instead of a new one"""
     # self-play (its search: SearchConfig)
-    temperature_moves: int = 16
+    temperature_moves: Annotated[int, bounded(0, runs.MAX_PLIES)] = 16
     """plies played in proportion to visit counts (temperature 1) before playing the most visited move"""
-    max_plies: Annotated[int | None, runs.computed_default("the game's ply limit", "INT")] = None
+    max_plies: Annotated[int | None, bounded(1, runs.MAX_PLIES, default="the game's ply limit", metavar="INT")] = None
     """ply limit of the self-play and gating games"""
-    workers: int = 2
+    workers: Annotated[int, bounded(0, runs.MAX_WORKERS)] = 2
     """self-play worker processes (0: self-play in the learner's process), or Ray actors with --backend ray"""
     backend: str = "process"
     """where self-play runs: process (worker processes here) or ray (Ray actors; needs the rllib extra)"""
@@ -112,50 +63,48 @@ class AlphaZeroConfig(NetworkOptions, SearchConfig):
     runtime_env: Annotated[str | None, runs.computed_default("none", "JSON|FILE")] = None
     """with --backend ray, Ray's runtime environment for the actors: a JSON object or a JSON/YAML file (working_dir,
     py_modules, pip; docs/distributed.md)"""
-    games_per_worker: int = 128
+    games_per_worker: Annotated[int, bounded(1, 4096)] = 128
     """games each worker plays side by side (the network's batch size)"""
-    moves_per_generation: int = 24
+    moves_per_generation: Annotated[int, bounded(1, runs.MAX_PLIES)] = 24
     """moves each worker plays in each of its games per generation"""
     # training
-    replay_size: int = 150_000
+    replay_size: Annotated[int, bounded(1, 5_000_000)] = 150_000
     """samples kept in the replay buffer"""
-    min_replay: int = 4_000
+    min_replay: Annotated[int, bounded(0, 5_000_000)] = 4_000
     """samples needed before training starts"""
-    batch_size: int = 256
+    batch_size: Annotated[int, bounded(1, 65_536)] = 256
     """samples per training step"""
-    sample_reuse: float = 4.0
+    sample_reuse: Annotated[float, bounded(0, MAX_SAMPLE_REUSE, open=True, integer=False)] = 4.0
     """training steps per generation = new samples * sample_reuse / batch_size"""
-    learning_rate: float = 1e-3
+    learning_rate: Annotated[float, bounded(0, open=True, integer=False)] = 1e-3
     """AdamW learning rate"""
-    weight_decay: float = 1e-4
+    weight_decay: Annotated[float, bounded(0, integer=False)] = 1e-4
     """AdamW weight decay"""
-    value_loss_weight: float = 1.0
+    value_loss_weight: Annotated[float, bounded(0, integer=False)] = 1.0
     """weight of the value loss against the policy loss"""
     augment: bool = True
     """train on a random rotation of each sample, in a game whose board has rotations (Game.symmetry_step)"""
-    torch_threads: int = 1
+    torch_threads: TorchThreads = 1
     """torch threads of the learner (each worker uses one)"""
     # evaluation
-    gate_every: int = 4
+    gate_every: Annotated[int, bounded(1, runs.MAX_COUNT)] = 4
     """generations between gating matches (candidate vs best)"""
-    gate_games: int = 64
+    gate_games: Annotated[int, bounded(1, 4096)] = 64
     """games of a gating match (pairs with seats swapped)"""
-    gate_simulations: int = 64
+    gate_simulations: Annotated[int, bounded(1, 100_000)] = 64
     """simulations per move in gating matches"""
-    gate_threshold: float = 0.55
+    gate_threshold: Annotated[float, bounded(0, 1, integer=False)] = 0.55
     """score the candidate needs against the best network to replace it"""
-    reference_every: int = 20
+    reference_every: Annotated[int, bounded(0, runs.MAX_COUNT)] = 20
     """generations between reference matches (0: never)"""
     references: tuple[str, ...] = ("greedy", "alphabeta:depth=4", "mcts:simulations=2000")
     """arena agent specs the best network plays"""
-    reference_games: int = 10
+    reference_games: Annotated[int, bounded(1, 100_000)] = 10
     """games against each reference (even: pairs with seats swapped)"""
-    reference_simulations: int = 100
+    reference_simulations: Annotated[int, bounded(1, 100_000)] = 100
     """simulations per move of the best network in reference matches"""
-    snapshot_every: int = 0
+    snapshot_every: Annotated[int, bounded(0, runs.MAX_COUNT)] = 0
     """generations between copies of best.pt kept as snapshots/gen_<generation>.pt, for learning curves (0: none)"""
-    progress: bool = True
-    """show progress: a bar on a terminal, a line per generation in a log"""
 
     def __post_init__(self) -> None:
         if not runs.parsing():  # on the command line, runs.parse checks once tyro is done
@@ -164,16 +113,8 @@ class AlphaZeroConfig(NetworkOptions, SearchConfig):
     def check(self) -> None:
         """ValueError naming the first bad option and what it allows; run whenever a configuration is
         built, from Python, a command line or a run's config.json."""
-        runs.check_number(self, "learning_rate", 0, exclusive=True)
-        for name in ("weight_decay", "value_loss_weight"):
-            runs.check_number(self, name, 0)
-        runs.check_number(self, "gate_threshold", 0, 1)
-        runs.check_types(self)
+        check_run_options(self)
         SearchConfig.check(self, runs.option)
-        if self.game not in GAMES:
-            raise ValueError(f"--game must be one of {', '.join(GAMES)}, got {self.game!r}")
-        runs.check_number(self, "sample_reuse", 0, MAX_SAMPLE_REUSE, exclusive=True)
-        runs.check_integers(self, BOUNDS)
         for games, simulations in (("games_per_worker", "simulations"), ("gate_games", "gate_simulations")):
             if getattr(self, games) * getattr(self, simulations) > MAX_SEARCH_NODES:
                 raise ValueError(

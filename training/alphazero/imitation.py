@@ -29,12 +29,10 @@ from typing import Annotated, Any
 
 import numpy as np
 import torch
-import tyro
 from torch.nn import functional as F
 
 from agents.alphabeta import MAX_DEPTH, AlphaBetaAgent
 from agents.alphazero.network import (
-    NETWORK_LIMITS,
     CheckpointError,
     RingNet,
     build_network,
@@ -46,10 +44,10 @@ from agents.alphazero.network import (
     save_checkpoint,
 )
 from agents.checkpoint import atomic_write, load_arrays
-from awale_env.games import DEFAULT_GAME, GAMES, get_game
+from awale_env.games import get_game
 from competition.progress import Clock, Progress
 from training import run_logs, runs, teacher_games
-from training.alphazero.config import NetworkOptions
+from training.options import NetworkOptions, RunOptions, TorchThreads, bounded, check_run_options
 
 TRAINER_NAME = "imitation"
 STATE_FILE = "state.pt"
@@ -59,71 +57,44 @@ CHUNK_ARRAYS = ("obs", "action", "outcome", "score", "scored", "game")
 #: The options a resume may change: how many games and epochs, and how the run uses this machine.
 RESUMABLE = ("games", "epochs", "workers", "torch_threads", "progress")
 
-#: The bounds of the integer options (:func:`training.runs.check_integers`): the samples of every game are held in
-#: memory at once, so the games are bounded too.
-BOUNDS = {
-    "seed": (0, runs.MAX_SEED),
-    "channels": (1, NETWORK_LIMITS["channels"]),
-    "blocks": (1, NETWORK_LIMITS["blocks"]),
-    "value_hidden": (1, NETWORK_LIMITS["value_hidden"]),
-    "games": (1, 1_000_000),
-    "teacher_depth": (1, MAX_DEPTH),
-    "opening_min": (0, 1000),
-    "opening_max": (0, 1000),
-    "max_plies": (1, runs.MAX_PLIES),
-    "games_per_chunk": (1, 10_000),
-    "workers": (0, runs.MAX_WORKERS),
-    "epochs": (1, 1_000_000),
-    "batch_size": (1, 65_536),
-    "validation_every": (2, runs.MAX_COUNT),
-    "torch_threads": (1, runs.MAX_TORCH_THREADS),
-}
-
 
 @dataclass
-class ImitationConfig(NetworkOptions):
+class ImitationConfig(NetworkOptions, RunOptions):
     """Options of an imitation run (all settable from the command line)."""
 
-    run_dir: Annotated[str | None, runs.computed_default("runs/imitation-<game>", "DIR")] = None
-    """the run's directory: config.json, the teacher's games, checkpoints, metrics.csv and TensorBoard events (tb/)"""
-    seed: int = 0
-    """seed of the openings, the teacher's tie-breaks and training"""
     resume: Annotated[bool, runs.resume_option(RESUMABLE)] = False
-    game: Annotated[str, tyro.conf.arg(help=f"the game to learn: {', '.join(GAMES)}")] = DEFAULT_GAME
     # the teacher's games
-    games: int = 2000
+    games: Annotated[int, bounded(1, 1_000_000)] = 2000
     """games alpha-beta plays against itself"""
-    teacher_depth: int = 6
+    teacher_depth: Annotated[int, bounded(1, MAX_DEPTH)] = 6
     """depth of the teacher's search (alpha-beta with the game's tuned evaluation)"""
-    opening_min: int = 4
+    opening_min: Annotated[int, bounded(0, 1000)] = 4
     """fewest random plies before the teacher plays (they give no samples)"""
-    opening_max: int = 16
+    opening_max: Annotated[int, bounded(0, 1000)] = 16
     """most random plies before the teacher plays"""
-    max_plies: Annotated[int | None, runs.computed_default("the game's ply limit", "INT")] = None
+    max_plies: Annotated[int | None, bounded(1, runs.MAX_PLIES, default="the game's ply limit", metavar="INT")] = None
     """ply limit of the teacher's games"""
-    games_per_chunk: int = 40
+    games_per_chunk: Annotated[int, bounded(1, 10_000)] = 40
     """games per file of samples (a worker's unit of work)"""
-    workers: int = 2
+    workers: Annotated[int, bounded(0, runs.MAX_WORKERS)] = 2
     """processes playing the teacher's games"""
     # training
-    score_weight: float = 0.5
+    score_weight: Annotated[float, bounded(0, 1, integer=False)] = 0.5
     """share of the teacher's search value in the value target (the rest: the game's outcome)"""
-    epochs: int = 8
+    epochs: Annotated[int, bounded(1, 1_000_000)] = 8
     """passes over the training positions"""
-    batch_size: int = 256
+    batch_size: Annotated[int, bounded(1, 65_536)] = 256
     """positions per training step"""
-    learning_rate: float = 2e-3
+    learning_rate: Annotated[float, bounded(0, open=True, integer=False)] = 2e-3
     """AdamW learning rate at the start (cosine decay to a twentieth of it at the last epoch)"""
-    weight_decay: float = 1e-4
+    weight_decay: Annotated[float, bounded(0, integer=False)] = 1e-4
     """AdamW weight decay"""
-    validation_every: int = 20
+    validation_every: Annotated[int, bounded(2, runs.MAX_COUNT)] = 20
     """every this many-th game is kept out of training to measure the network on"""
     augment: bool = True
     """train on a random rotation of each sample, in a game whose board has rotations (Game.symmetry_step)"""
-    torch_threads: int = 2
+    torch_threads: TorchThreads = 2
     """torch threads of the training"""
-    progress: bool = True
-    """show progress: a bar on a terminal, a line per chunk and epoch in a log"""
 
     def __post_init__(self) -> None:
         if not runs.parsing():  # on the command line, runs.parse checks once tyro is done
@@ -131,13 +102,7 @@ class ImitationConfig(NetworkOptions):
 
     def check(self) -> None:
         """ValueError naming the first bad option and what it allows."""
-        runs.check_types(self)
-        if self.game not in GAMES:
-            raise ValueError(f"--game must be one of {', '.join(GAMES)}, got {self.game!r}")
-        runs.check_number(self, "learning_rate", 0, exclusive=True)
-        runs.check_number(self, "weight_decay", 0)
-        runs.check_number(self, "score_weight", 0, 1)
-        runs.check_integers(self, BOUNDS)
+        check_run_options(self)
         if self.opening_max < self.opening_min:
             raise ValueError(
                 f"--opening-max must be at least --opening-min ({self.opening_min}), got {self.opening_max}"

@@ -1,5 +1,5 @@
-"""The options of a self-play PPO run (:class:`Args`, every field a command-line option of ``awale train ppo``), their
-bounds, and the checks that refuse bad ones before anything is built (:func:`resolved`).
+"""The options of a self-play PPO run (:class:`Args`, every field a command-line option of ``awale train ppo``, with
+its bounds), and the checks that refuse bad ones before anything is built (:func:`resolved`).
 """
 
 from __future__ import annotations
@@ -8,16 +8,15 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Annotated
 
-import tyro
-
 import agents
 from agents.alphabeta import MAX_DEPTH
 from agents.alphazero.network import NETWORK_LIMITS
 from agents.base import game_refusal
 from agents.ppo.checkpoint import SHAPE_OPTIONS
 from agents.ppo.policy import ACTIVATIONS, RING_KIND, default_features, input_size
-from awale_env.games import DEFAULT_GAME, GAMES, get_game
+from awale_env.games import get_game
 from training import runs
+from training.options import RunOptions, Seed, TorchThreads, bounded, check_run_options
 
 TRAINER_NAME = "ppo"
 
@@ -35,31 +34,6 @@ RESUMABLE = (
     "teacher_workers",
 )
 
-#: The bounds of the integer options (:func:`training.runs.check_integers`) and of the network and the rollout: what
-#: sizes memory, threads and the checkpoints is kept to what a machine holds.
-BOUNDS = {
-    "seed": (0, runs.MAX_SEED),
-    "total_timesteps": (1, runs.MAX_COUNT),
-    "n_envs": (1, 1024),
-    "n_steps": (1, 1 << 20),
-    "batch_size": (2, 1 << 20),  # advantages are normalised over a batch
-    "n_epochs": (1, 1000),
-    "max_plies": (1, runs.MAX_PLIES),
-    "snapshot_every": (1, runs.MAX_COUNT),
-    "pool_size": (1, 1000),
-    "eval_every": (1, runs.MAX_COUNT),
-    "eval_games": (1, 100_000),
-    "checkpoint_every": (1, runs.MAX_COUNT),
-    "keep_checkpoints": (1, 1000),
-    "torch_threads": (1, runs.MAX_TORCH_THREADS),
-    "teacher_games": (0, runs.MAX_COUNT),
-    "teacher_depth": (1, MAX_DEPTH),
-    "teacher_epochs": (1, 1000),
-    "teacher_games_per_chunk": (1, 100_000),
-    "teacher_workers": (0, runs.MAX_WORKERS),
-    "ring_channels": (1, NETWORK_LIMITS["channels"]),
-    "ring_blocks": (1, NETWORK_LIMITS["blocks"]),
-}
 NETWORKS = tuple(SHAPE_OPTIONS)
 MAX_ROLLOUT = 1 << 20
 #: Where the n_envs games are stepped (rl-baselines3-zoo's ``--vec-env``): SB3's DummyVecEnv or SubprocVecEnv.
@@ -69,36 +43,32 @@ MAX_WIDTH = 4096
 
 
 @dataclass
-class Args:
+class Args(RunOptions):
     """Self-play PPO on a game of the toolkit. The defaults train in well under 20 minutes on 2 CPU cores."""
 
-    game: Annotated[str, tyro.conf.arg(help=f"the game to learn: {', '.join(GAMES)}")] = DEFAULT_GAME
-    run_dir: Annotated[str | None, runs.computed_default("runs/ppo-<game>", "DIR")] = None
-    """the run's directory: config.json, checkpoints/, eval.csv and TensorBoard events (tb/)"""
     resume: Annotated[bool, runs.resume_option(RESUMABLE)] = False
-    seed: int = 1
-    """seed of torch, numpy and the environments"""
-    total_timesteps: int = 1_500_000
+    seed: Seed = 1
+    total_timesteps: Annotated[int, bounded(1, runs.MAX_COUNT)] = 1_500_000
     """learner moves to train for"""
-    n_envs: int = 16
+    n_envs: Annotated[int, bounded(1, 1024)] = 16
     """games played side by side"""
     vec_env: str = "dummy"
     """where those games are stepped: dummy (in the learner's process) or subproc (one worker process each, so
     searching opponents such as an MCTS league think in parallel)"""
-    n_steps: int = 256
+    n_steps: Annotated[int, bounded(1, 1 << 20)] = 256
     """moves per game slot per update (an update learns from n_envs * n_steps moves)"""
-    batch_size: int = 1024
-    n_epochs: int = 4
-    learning_rate: float = 1e-3
+    batch_size: Annotated[int, bounded(2, 1 << 20)] = 1024
+    n_epochs: Annotated[int, bounded(1, 1000)] = 4
+    learning_rate: Annotated[float, bounded(0, open=True, integer=False)] = 1e-3
     anneal_lr: bool = True
     """decay the learning rate linearly to 0"""
-    gamma: float = 0.99
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    target_kl: float | None = None
+    gamma: Annotated[float, bounded(0, 1, integer=False)] = 0.99
+    gae_lambda: Annotated[float, bounded(0, 1, integer=False)] = 0.95
+    clip_range: Annotated[float, bounded(0, open=True, integer=False)] = 0.2
+    ent_coef: Annotated[float, bounded(0, integer=False)] = 0.01
+    vf_coef: Annotated[float, bounded(0, integer=False)] = 0.5
+    max_grad_norm: Annotated[float, bounded(0, open=True, integer=False)] = 0.5
+    target_kl: Annotated[float | None, bounded(0, open=True, integer=False)] = None
     """stop an update's epochs early once the approximate KL to the policy before it passes this (SB3's target_kl)"""
     network: str = "mlp"
     """mlp (two networks of --net-arch) or ring (the AlphaZero agent's residual network, both heads on one trunk)"""
@@ -106,68 +76,66 @@ class Args:
     """hidden layers of the policy and (separately) of the value network (--network mlp)"""
     activation: str = "tanh"
     """tanh or relu (--network mlp)"""
-    ring_channels: int = 64
+    ring_channels: Annotated[int, bounded(1, NETWORK_LIMITS["channels"])] = 64
     """convolution channels of the ring network (--network ring)"""
-    ring_blocks: int = 4
+    ring_blocks: Annotated[int, bounded(1, NETWORK_LIMITS["blocks"])] = 4
     """residual blocks of the ring network (--network ring)"""
     features: Annotated[
         str | None, runs.computed_default("board for --network ring, else tactics where the game has them", "STR")
     ] = None
     """the network's input: board (the env's observation) or tactics (board + each move's captures and the reply's;
     a ring network sees them as more input channels, added to an --init-from board network with zero weights)"""
-    max_plies: Annotated[int | None, runs.computed_default("the game's ply limit", "INT")] = None
+    max_plies: Annotated[int | None, bounded(1, runs.MAX_PLIES, default="the game's ply limit", metavar="INT")] = None
     """the ply limit of the games"""
-    shaping: float = 1.0
+    shaping: Annotated[float, bounded(0, integer=False)] = 1.0
     """weight of the capture-difference reward ((own - opponent's captures) / the game's seeds) added to +1/-1/0"""
-    pool_random: float = 0.1
+    pool_random: Annotated[float, bounded(0, integer=False)] = 0.1
     """chance that a game is played against the random agent"""
-    pool_greedy: float = 0.3
+    pool_greedy: Annotated[float, bounded(0, integer=False)] = 0.3
     """chance that a game is played against the greedy agent"""
-    pool_snapshots: float = 0.6
+    pool_snapshots: Annotated[float, bounded(0, integer=False)] = 0.6
     """chance that a game is played against a frozen snapshot of the learner (the others until the first)"""
     league: tuple[str, ...] = ()
     """agent specs of the league, fixed opponents of the pool (e.g. alphabeta:depth=2 alphabeta:depth=4)"""
-    pool_league: float = 0.0
+    pool_league: Annotated[float, bounded(0, integer=False)] = 0.0
     """chance that a game is played against one of the league (drawn uniformly)"""
-    snapshot_every: int = 10
+    snapshot_every: Annotated[int, bounded(1, runs.MAX_COUNT)] = 10
     """updates between snapshots added to the pool"""
-    pool_size: int = 20
+    pool_size: Annotated[int, bounded(1, 1000)] = 20
     """snapshots kept (the oldest is dropped)"""
-    recent_bias: float = 0.85
+    recent_bias: Annotated[float, bounded(0, 1, open=True, integer=False)] = 0.85
     """a snapshot k snapshots older than the newest is drawn with weight recent_bias**k"""
     snapshot_deterministic: bool = False
     """snapshots play their most probable move instead of sampling their policy"""
-    eval_every: int = 100_000
+    eval_every: Annotated[int, bounded(1, runs.MAX_COUNT)] = 100_000
     """learner moves between evaluations"""
-    eval_games: int = 60
+    eval_games: Annotated[int, bounded(1, 100_000)] = 60
     """games per evaluation opponent (even: mirrored pairs from random openings, seats swapped)"""
     eval_opponents: tuple[str, ...] = ("random", "greedy", "alphabeta:depth=2")
     """agent specs the learner is evaluated against"""
-    checkpoint_every: int = 100_000
+    checkpoint_every: Annotated[int, bounded(1, runs.MAX_COUNT)] = 100_000
     """learner moves between checkpoints (one is also written at the end)"""
-    keep_checkpoints: int = 5
+    keep_checkpoints: Annotated[int, bounded(1, 1000)] = 5
     """step_*.zip files kept (last.zip always holds the newest)"""
-    torch_threads: int = 1
-    progress: bool = True
-    """show progress: a bar on a terminal, a line every 30 s and at every evaluation in a log"""
-    teacher_games: int = 0
+    torch_threads: TorchThreads = 1
+    teacher_games: Annotated[int, bounded(0, runs.MAX_COUNT)] = 0
     """games the teacher plays to clone before self-play (0: none): against itself, or with --init-from against the
     starting policy, which then learns the teacher's moves in the positions it reaches (DAgger)"""
     teacher: str | None = None
     """the teacher's agent spec, e.g. alphazero:pretrained,simulations=600 (default: alpha-beta at --teacher-depth)"""
-    teacher_depth: int = 6
+    teacher_depth: Annotated[int, bounded(1, MAX_DEPTH)] = 6
     """depth of the default teacher, alpha-beta (the game's tuned evaluation)"""
-    teacher_explore: float = 0.1
+    teacher_explore: Annotated[float, bounded(0, 1, integer=False)] = 0.1
     """with --init-from: share of the starting policy's moves in the teacher's games played at random instead"""
-    teacher_anchor: float = 1.0
+    teacher_anchor: Annotated[float, bounded(0, integer=False)] = 1.0
     """with --init-from: weight of the KL divergence from the starting policy in the cloning loss"""
-    teacher_epochs: int = 8
+    teacher_epochs: Annotated[int, bounded(1, 1000)] = 8
     """passes of behaviour cloning over the teacher's moves"""
-    teacher_learning_rate: float = 1e-3
+    teacher_learning_rate: Annotated[float, bounded(0, open=True, integer=False)] = 1e-3
     """Adam learning rate of behaviour cloning (decayed linearly to 0)"""
-    teacher_games_per_chunk: int = 50
+    teacher_games_per_chunk: Annotated[int, bounded(1, 100_000)] = 50
     """teacher games per file (a worker's unit of work)"""
-    teacher_workers: int = 2
+    teacher_workers: Annotated[int, bounded(0, runs.MAX_WORKERS)] = 2
     """processes playing the teacher's games"""
     init_from: str | None = None
     """a PPO checkpoint to start from instead of random weights (a run's step_*.zip or last.zip, or pretrained: the
@@ -184,8 +152,7 @@ def from_alphazero(init_from: str | None) -> bool:
 def resolved(args: Args) -> Args:
     """``args`` with the game's defaults filled in (run directory, features, ply limit), as checkpoints record them;
     ValueError for bad options."""
-    if args.game not in GAMES:
-        raise ValueError(f"--game must be one of {', '.join(GAMES)}, got {args.game!r}")
+    check_run_options(args)
     game = get_game(args.game)
     args = dataclasses.replace(
         args,
@@ -201,21 +168,9 @@ def resolved(args: Args) -> Args:
 
 
 def check_args(args: Args) -> None:
-    """Refuse bad options before anything is built (``args`` resolved by :func:`resolved`): ValueError naming the
-    option and what it allows."""
-    for name in ("learning_rate", "clip_range", "max_grad_norm"):
-        runs.check_number(args, name, 0, exclusive=True)
-    for name in ("gamma", "gae_lambda"):
-        runs.check_number(args, name, 0, 1)
+    """Refuse bad options before anything is built (``args`` resolved by :func:`resolved`, its types and bounds
+    checked): ValueError naming the option and what it allows."""
     pools = ("pool_random", "pool_greedy", "pool_league", "pool_snapshots")
-    for name in ("ent_coef", "vf_coef", "shaping", *pools):
-        runs.check_number(args, name, 0)
-    runs.check_number(args, "recent_bias", 0, 1, exclusive=True)
-    runs.check_number(args, "teacher_learning_rate", 0, exclusive=True)
-    runs.check_number(args, "teacher_explore", 0, 1)
-    runs.check_number(args, "teacher_anchor", 0)
-    if args.target_kl is not None:
-        runs.check_number(args, "target_kl", 0, exclusive=True)
     if sum(getattr(args, name) for name in pools) <= 0:
         raise ValueError("--pool-random, --pool-greedy, --pool-league and --pool-snapshots must not all be 0")
     if args.pool_league > 0 and not args.league:
@@ -240,8 +195,6 @@ def check_args(args: Args) -> None:
         raise ValueError(f"{' and '.join(dagger_only)}: for DAgger only, give --teacher-games and --init-from too")
     if from_alphazero(args.init_from) and args.network != RING_KIND:
         raise ValueError(f"--init-from {args.init_from} is an AlphaZero network: it needs --network ring")
-    runs.check_types(args)
-    runs.check_integers(args, BOUNDS)  # max_plies None: only the rules end a game
     if args.n_envs * args.n_steps > MAX_ROLLOUT:
         raise ValueError(
             f"--n-envs x --n-steps must be at most {MAX_ROLLOUT:,} (the moves of an update, held in memory), got "

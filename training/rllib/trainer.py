@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
-import tyro
 
 import agents
 from agents.base import game_refusal, reset_agent
@@ -41,11 +40,12 @@ from agents.extras import script_needs_extra
 
 with script_needs_extra(__name__):
     from agents.rllib import ACTIVATIONS, POLICY_FILE, SHARED_POLICY, ActionMaskingModule, RLlibAgent, save_policy
-from awale_env.games import DEFAULT_GAME, GAMES, get_game
+from awale_env.games import get_game
 from awale_env.gym_env import check_options
 from competition import arena
 from competition.progress import Clock, Progress
 from training import run_logs, runs
+from training.options import RunOptions, bounded, check_run_options
 from training.rllib.files import KEPT_DIR, TRAINER_FILE, kept_checkpoints
 
 TRAINER_NAME = "rllib"
@@ -56,96 +56,65 @@ CHECKPOINT = f"{CHECKPOINT_DIR}/{TRAINER_FILE}"
 RESUMABLE = ("iterations", "eval_every", "eval_games", "eval_opponents", "checkpoint_every", "keep_checkpoints",
              "address", "runtime_env", "progress")  # fmt: skip
 
-#: The bounds of the integer options (:func:`training.runs.check_integers`).
-BOUNDS = {
-    "seed": (0, runs.MAX_SEED),
-    "iterations": (1, runs.MAX_COUNT),
-    "env_runners": (0, runs.MAX_WORKERS),
-    "envs_per_runner": (1, 1024),
-    "train_batch_size": (1, 1 << 20),
-    "minibatch_size": (1, 1 << 20),
-    "num_epochs": (1, 1000),
-    "eval_every": (1, runs.MAX_COUNT),
-    "eval_games": (1, 100_000),
-    "checkpoint_every": (1, runs.MAX_COUNT),
-    "keep_checkpoints": (0, 1000),
-}
-
 
 @dataclass
-class RLlibPPOConfig:
+class RLlibPPOConfig(RunOptions):
     """Self-play PPO with RLlib: one policy for both seats, evaluated against fixed opponents as it trains."""
 
-    game: Annotated[str, tyro.conf.arg(help=f"the game to learn: {', '.join(GAMES)}")] = DEFAULT_GAME
-    run_dir: Annotated[str | None, runs.computed_default("runs/rllib-<game>", "DIR")] = None
-    """the run's directory: config.json, checkpoint/, metrics.csv and TensorBoard events (tb/)"""
     resume: Annotated[bool, runs.resume_option(RESUMABLE)] = False
-    seed: int = 0
-    """seed of RLlib (networks, sampling) and of the evaluation games"""
-    iterations: int = 200
+    iterations: Annotated[int, bounded(1, runs.MAX_COUNT)] = 200
     """training iterations (each samples train_batch_size moves, then learns from them)"""
     address: str | None = None
     """Ray cluster to join ("auto": the one started on this machine by `ray start`); default: a Ray of this process"""
     runtime_env: Annotated[str | None, runs.computed_default("none", "JSON|FILE")] = None
     """Ray's runtime environment for the env runners: a JSON object or a JSON/YAML file (working_dir, py_modules,
     pip; docs/distributed.md)"""
-    env_runners: int = 1
+    env_runners: Annotated[int, bounded(0, runs.MAX_WORKERS)] = 1
     """Ray actors sampling games (0: sample in this process)"""
-    envs_per_runner: int = 8
+    envs_per_runner: Annotated[int, bounded(1, 1024)] = 8
     """games each sampler plays side by side"""
     reward: str = "win_loss"
     """win_loss (+1/-1/0 at the end) or score_diff (each capture's share of the seeds, zero-sum)"""
-    train_batch_size: int = 4000
+    train_batch_size: Annotated[int, bounded(1, 1 << 20)] = 4000
     """moves (of both seats) per iteration"""
-    minibatch_size: int = 500
-    num_epochs: int = 4
+    minibatch_size: Annotated[int, bounded(1, 1 << 20)] = 500
+    num_epochs: Annotated[int, bounded(1, 1000)] = 4
     """passes over each iteration's moves"""
-    learning_rate: float = 3e-4
-    gamma: float = 0.99
-    gae_lambda: float = 0.95
-    clip: float = 0.2
+    learning_rate: Annotated[float, bounded(0, open=True, integer=False)] = 3e-4
+    gamma: Annotated[float, bounded(0, 1, integer=False)] = 0.99
+    gae_lambda: Annotated[float, bounded(0, 1, integer=False)] = 0.95
+    clip: Annotated[float, bounded(0, open=True, integer=False)] = 0.2
     """PPO's clip of the probability ratio"""
-    entropy: float = 0.01
+    entropy: Annotated[float, bounded(0, integer=False)] = 0.01
     """weight of the entropy bonus"""
-    vf_coef: float = 0.5
+    vf_coef: Annotated[float, bounded(0, integer=False)] = 0.5
     """weight of the value loss"""
     hidden: tuple[int, ...] = (256, 256)
     """hidden layers of the policy and (separately) of the value network"""
     activation: str = "tanh"
     """tanh or relu"""
-    eval_every: int = 5
+    eval_every: Annotated[int, bounded(1, runs.MAX_COUNT)] = 5
     """iterations between evaluations (and one after the last iteration)"""
-    eval_games: int = 20
+    eval_games: Annotated[int, bounded(1, 100_000)] = 20
     """games per evaluation opponent (even: mirrored pairs with seats swapped, random openings)"""
     eval_opponents: tuple[str, ...] = ("random", "greedy")
     """agent specs the policy is evaluated against"""
-    checkpoint_every: int = 5
+    checkpoint_every: Annotated[int, bounded(1, runs.MAX_COUNT)] = 5
     """iterations between checkpoints (one is also written after the last iteration)"""
-    keep_checkpoints: int = 5
+    keep_checkpoints: Annotated[int, bounded(0, 1000)] = 5
     """past checkpoints whose policy and clock are kept as checkpoints/iter_<iteration>/ (checkpoint/ always holds
     the newest whole; 0: none)"""
-    progress: bool = True
-    """show progress"""
 
 
 def resolved(config: RLlibPPOConfig) -> RLlibPPOConfig:
     """``config`` with its run directory filled in and its options checked (ValueError names the bad one)."""
-    if config.game not in GAMES:
-        raise ValueError(f"--game must be one of {', '.join(GAMES)}, got {config.game!r}")
+    check_run_options(config)
     config = dataclasses.replace(
         config,
         run_dir=config.run_dir or runs.default_run_dir(TRAINER_NAME, config.game),
         hidden=tuple(config.hidden),
         eval_opponents=tuple(config.eval_opponents),
     )
-    for name in ("learning_rate", "clip"):
-        runs.check_number(config, name, 0, exclusive=True)
-    for name in ("gamma", "gae_lambda"):
-        runs.check_number(config, name, 0, 1)
-    for name in ("entropy", "vf_coef"):
-        runs.check_number(config, name, 0)
-    runs.check_types(config)
-    runs.check_integers(config, BOUNDS)
     if config.minibatch_size > config.train_batch_size:
         most = config.train_batch_size
         raise ValueError(f"--minibatch-size must be at most --train-batch-size ({most}), got {config.minibatch_size}")

@@ -1,0 +1,121 @@
+"""The options every trainer shares, declared once: the run's (:class:`RunOptions`: game, run directory, seed,
+resume, progress), torch's threads (:data:`TorchThreads`) and the shape of a ring network (:class:`NetworkOptions`);
+and the bounds of a numeric option as metadata on its field (:func:`bounded`), shown in ``--help`` after its default
+and checked with the others by :func:`check_run_options`.
+"""
+
+from __future__ import annotations
+
+import math
+import typing
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import tyro
+
+from agents.alphazero.network import NETWORK_LIMITS, NetworkConfig
+from agents.alphazero.search_config import Bounds
+from awale_env.games import DEFAULT_GAME, GAMES
+from training import runs
+
+
+@dataclass(frozen=True)
+class Hint:
+    """What ``--help`` says after an option's help: its default (``default``: a text for one computed when the run
+    starts, else tyro's label of the value) and what it allows (``bounds``)."""
+
+    default: str | None = None
+    bounds: Bounds | None = None
+    integer: bool = True
+
+    def __call__(self, label: str) -> str:
+        notes = [f"default: {self.default or label}"]
+        if self.bounds is not None:
+            notes.append(self.allowed())
+        return f"({'; '.join(notes)})"
+
+    def allowed(self) -> str:
+        """What the bounds allow, in words."""
+        least, most = self.bounds.least, self.bounds.most
+        if not self.integer:
+            return self.bounds.text()
+        return f"at least {least}" if most == math.inf else f"from {least} to {most}"
+
+
+def bounded(least: float, most: float = math.inf, *, open: bool = False, integer: bool = True,
+            default: str | None = None, metavar: str | None = None) -> Any:  # fmt: skip
+    """tyro metadata of a numeric option: its bounds (``least`` excluded when ``open``), and ``default`` as the text
+    of a default computed when the run starts (with ``metavar``). ``integer=False`` for a float option."""
+    return tyro.conf.arg(metavar=metavar, help_behavior_hint=Hint(default, Bounds(least, most, open), integer))
+
+
+def hints(config_type: type) -> dict[str, Hint]:
+    """The :class:`Hint` of each option of ``config_type`` that has one."""
+    found = {}
+    for name, hint in typing.get_type_hints(config_type, include_extras=True).items():
+        for meta in getattr(hint, "__metadata__", ()):
+            if isinstance(getattr(meta, "help_behavior_hint", None), Hint):
+                found[name] = meta.help_behavior_hint
+    return found
+
+
+def check_run_options(config: Any) -> None:
+    """ValueError naming the first option of ``config`` whose value is not of its type (:func:`runs.check_types`),
+    outside its bounds (what it allows), or, for ``game``, not a game of the toolkit. The upper bounds keep a run
+    within what a machine can hold (an option that sizes memory, threads or processes) or count: a huge value is
+    refused here, not met as a MemoryError or a crash later."""
+    for name, hint in hints(type(config)).items():
+        value, bounds = getattr(config, name), hint.bounds
+        if value is None or bounds is None:
+            continue  # None: the option's computed default
+        if not hint.integer:  # a float's message names its bounds whatever is wrong (nan, a string...)
+            number = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+            if not (number and bounds.least <= value <= bounds.most and not (bounds.open and value == bounds.least)):
+                raise ValueError(f"{runs.option(name)} must be {bounds.text()}, got {runs.excerpt(value)}")
+        elif isinstance(value, int) and not isinstance(value, bool):  # another type: check_types names it
+            if value > bounds.most:
+                raise ValueError(f"{runs.option(name)} must be at most {bounds.most:,}, got {runs.excerpt(value)}")
+            if value < bounds.least:
+                wanted = {0: "must not be negative", 1: "must be a positive integer"}.get(bounds.least)
+                raise ValueError(f"{runs.option(name)} {wanted or f'must be at least {bounds.least:,}'}, got "
+                                 f"{runs.excerpt(value)}")  # fmt: skip
+    runs.check_types(config)
+    if config.game not in GAMES:
+        raise ValueError(f"--game must be one of {', '.join(GAMES)}, got {config.game!r}")
+
+
+#: The seed of a run (numpy's seeding takes up to 2**32 - 1).
+Seed = Annotated[int, bounded(0, runs.MAX_SEED)]
+#: Torch's threads in a trainer's process.
+TorchThreads = Annotated[int, bounded(1, runs.MAX_TORCH_THREADS)]
+
+
+@dataclass
+class RunOptions:
+    """The options of every trainer's run, first in its ``--help``; a trainer redeclares ``resume`` with the options
+    a resume may change (:func:`training.runs.resume_option`), and a default of its own where it has one."""
+
+    game: Annotated[str, tyro.conf.arg(help=f"the game to learn: {', '.join(GAMES)}")] = DEFAULT_GAME
+    run_dir: Annotated[str | None, runs.computed_default("runs/<trainer>-<game>", "DIR")] = None
+    """the run's directory: config.json, its checkpoints, metrics and TensorBoard events (tb/)"""
+    resume: bool = False
+    seed: Seed = 0
+    """seed of everything the run draws at random"""
+    progress: bool = True
+    """show progress: a bar on a terminal, plain lines in a log"""
+
+
+@dataclass
+class NetworkOptions:
+    """The shape of the network a trainer makes (:class:`agents.alphazero.network.RingNet`), options of every trainer
+    of one; the trainer's configuration names the ``game``."""
+
+    channels: Annotated[int, bounded(1, NETWORK_LIMITS["channels"])] = 64
+    """convolution channels of the residual trunk"""
+    blocks: Annotated[int, bounded(1, NETWORK_LIMITS["blocks"])] = 4
+    """residual blocks"""
+    value_hidden: Annotated[int, bounded(1, NETWORK_LIMITS["value_hidden"])] = 64
+    """hidden units of the value head"""
+
+    def network_config(self) -> NetworkConfig:
+        return NetworkConfig(channels=self.channels, blocks=self.blocks, value_hidden=self.value_hidden, game=self.game)
