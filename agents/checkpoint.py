@@ -105,13 +105,10 @@ def open_zip(file: str | Path | IO[bytes], source: str) -> zipfile.ZipFile:
     return archive
 
 
-def load_tensors(file: str | Path | bytes, source: str) -> Any:
-    """What ``torch.save`` wrote to ``file`` (a path or the bytes of a zip member), loaded on the CPU with
-    ``weights_only=True``: tensors, numbers, strings and containers of them. CheckpointError for anything else (a
-    pickle of other Python objects is refused before it can run), for a file that does not start as a torch file does
-    and for a truncated or corrupted one. Torch's warnings about the file are silenced: the error says it all."""
-    import torch  # only the trainers and the AlphaZero agent read tensors
-
+def check_torch_header(file: str | Path | bytes, source: str) -> bool:
+    """Whether ``file`` (a path or bytes) is a zip, as every file ``torch.save`` writes since torch 1.6 (else a pickle
+    of the legacy format); CheckpointError for any other start: an empty file or one of another format is not a
+    checkpoint at all."""
     if isinstance(file, bytes):
         header = file[: len(_ZIP_MAGIC)]
     else:
@@ -126,6 +123,17 @@ def load_tensors(file: str | Path | bytes, source: str) -> Any:
             f"{source} is not a readable torch file, not a checkpoint at all: {what}, and a file written by "
             f"torch.save starts with a zip header {_ZIP_MAGIC!r} or a pickle protocol byte {_PICKLE_PROTO!r}"
         )
+    return header.startswith(_ZIP_MAGIC)
+
+
+def load_tensors(file: str | Path | bytes, source: str) -> Any:
+    """What ``torch.save`` wrote to ``file`` (a path or the bytes of a zip member), loaded on the CPU with
+    ``weights_only=True``: tensors, numbers, strings and containers of them. CheckpointError for anything else (a
+    pickle of other Python objects is refused before it can run), for a file that does not start as a torch file does
+    and for a truncated or corrupted one. Torch's warnings about the file are silenced: the error says it all."""
+    import torch  # only the trainers read tensors (the agents read arrays: agents.torch_file)
+
+    check_torch_header(file, source)
     data = io.BytesIO(file) if isinstance(file, bytes) else file
     if zipfile.is_zipfile(data):  # torch's format is a zip: check what it declares before torch unpacks it
         open_zip(data, source).close()

@@ -23,7 +23,7 @@ def check_packages() -> None:
     ``training`` from somewhere else than beside this package: a folder of that name in the working directory
     (``python -m``, ``python -c``, a notebook) or beside the user's script comes first on ``sys.path``. A copy
     shipped by a Ray runtime environment is the toolkit's own, wherever it was unpacked."""
-    from awale_env.gym_env import imported_from  # here: ``awale bot`` answers its first line before numpy loads
+    from awale_env.import_paths import imported_from  # standard library only
 
     home = Path(__file__).resolve().parent.parent
     for name in GENERIC_PACKAGES:

@@ -1,10 +1,11 @@
 """The ``awale bot`` command: its options (parsed with the standard library's argparse, so that a fresh bot answers
 before any command-line framework, numpy, numba or torch loads) and what runs a game or the one-time preparation.
 
-A game: the bot reads its rules in plain Python (:func:`awale_apps.bot_fallback.plain_rules`) and its opening book at
-once, checks the agent's spec, starts the agent's own process (:mod:`awale_apps.bot_engine`) and answers the referee
-from the book, then from the agent once it is ready, else from the fallback player. A game without plain rules
-loads its compiled rules before the first line (and has no fallback until they are there).
+A game: the bot checks the agent's spec, starts the agent's own process (:mod:`awale_apps.bot_engine`: its load
+takes longest, so it goes first), reads its rules in plain Python (:func:`awale_apps.bot_fallback.plain_rules`) and
+its opening book, and answers the referee from the book, then from the agent once it is ready, else from the
+fallback player. A game without plain rules loads its compiled rules before the first line (and has no fallback until
+they are there).
 """
 
 from __future__ import annotations
@@ -133,9 +134,21 @@ def run(args: argparse.Namespace, launched: float) -> None:
     if args.prepare:
         prepare(engine_argv, args.game, launched)
         return
-    rules = game_rules(args.game, args.rule, args.max_plies, launched)
-    book = load_book(rules, log) if args.book and not args.rule else None  # a book of the default rules
-    play(engine_argv, rules, seat, book, args, budget, launched)
+
+    def on_error(message: str, code: int) -> None:
+        """The agent cannot load: one line, and the bot ends at once, whatever the main thread waits for."""
+        say("error: " + message)
+        engine.close()
+        os._exit(code)
+
+    signal.signal(signal.SIGTERM, terminated)
+    engine = EngineProcess(engine_argv, log, on_error, launched)  # first: the agent's load is the longest
+    try:
+        rules = game_rules(args.game, args.rule, args.max_plies, launched)
+        book = load_book(rules, log) if args.book and not args.rule else None  # a book of the default rules
+        play(engine, rules, seat, book, args, budget, launched)
+    finally:
+        engine.close()
 
 
 def check_agent(spec: str) -> str:
@@ -200,36 +213,24 @@ def terminated(signum: int, frame: Any) -> NoReturn:
     raise SystemExit(143)
 
 
-def play(engine_argv: list[str], rules: Any, seat: int | None, book: Any, args: argparse.Namespace, budget: float,
+def play(engine: EngineProcess, rules: Any, seat: int | None, book: Any, args: argparse.Namespace, budget: float,
          launched: float) -> None:  # fmt: skip
-    """Play one game on standard input and output; the agent's process is ended on every way out."""
+    """Play one game on standard input and output with the agent of ``engine`` (the caller ends its process)."""
     moves = claim_stdout()
+    session = BotGame(rules, EnginePlayer(engine, rules, log, args.fallback), moves, log, seat, book,
+                      args.result_lines, budget)  # fmt: skip
+    log(f"{args.agent} for {rules.name}, {'with' if book else 'without'} an opening book, reading the referee "
+        f"{time.monotonic() - launched:.2f} s after the start")  # fmt: skip
 
-    def on_error(message: str, code: int) -> None:
-        """The agent cannot load: one line, and the bot ends at once, whatever the main thread waits for."""
-        say("error: " + message)
-        engine.close()
-        os._exit(code)
+    def refused(error: ProtocolError) -> None:
+        say(f"error: {error}; moves so far: {' '.join(session.history) or 'none'}")
 
-    engine = EngineProcess(engine_argv, log, on_error, launched)
-    signal.signal(signal.SIGTERM, terminated)
+    session.on_refusal = refused
     try:
-        session = BotGame(rules, EnginePlayer(engine, rules, log, args.fallback), moves, log, seat, book,
-                          args.result_lines, budget)  # fmt: skip
-        log(f"{args.agent} for {rules.name}, {'with' if book else 'without'} an opening book, reading the referee "
-            f"{time.monotonic() - launched:.2f} s after the start")  # fmt: skip
-
-        def refused(error: ProtocolError) -> None:
-            say(f"error: {error}; moves so far: {' '.join(session.history) or 'none'}")
-
-        session.on_refusal = refused
-        try:
-            session.play(LineReader(sys.stdin.buffer), launched)
-        except ProtocolError:
-            raise BotExit(2) from None
-        except BrokenPipeError:
-            say("error: the referee closed the bot's standard output")
-            engine.close()
-            os._exit(1)  # not through the interpreter's exit, which would flush the closed output again
-    finally:
+        session.play(LineReader(sys.stdin.buffer), launched)
+    except ProtocolError:
+        raise BotExit(2) from None
+    except BrokenPipeError:
+        say("error: the referee closed the bot's standard output")
         engine.close()
+        os._exit(1)  # not through the interpreter's exit, which would flush the closed output again

@@ -1,9 +1,11 @@
 """The agent of ``awale bot`` in a process of its own: the bot answers from its book and its fallback player while
-this process loads the game's compiled rules and the agent (numpy, numba's cached kernels, torch), so that no load
-holds the interpreter that answers the referee; then every move out of the book is the agent's.
+this process loads the game's compiled rules and the agent (numpy, numba's cached kernels, the network; AlphaZero's
+through numpy, without torch), so that no load holds the interpreter that answers the referee; then every move out
+of the book is the agent's.
 
 The child, ``python -m awale_apps.bot_engine --game ... --agent ... [--rule ...] [--max-plies N] [--seed S]``, writes
-one JSON line per event on its standard output: ``{"event": "ready", "seconds": ...}`` once its agent is warmed up,
+one JSON line per event on its standard output: ``{"event": "ready", "seconds": ..., "phases": {...}}`` once its agent
+is warmed up (the seconds since its process's start, and those of each step: :func:`load`),
 ``{"event": "error", "message": ..., "code": ...}`` if it cannot be (a bad spec, a missing checkpoint, an agent that
 does not play the game), ``{"event": "move", "id": ..., "move": ...}`` for each request. A request is one line
 ``{"id": n, "moves": [...], "until": t}``: the moves so far and when the answer is due (``time.monotonic``, the
@@ -36,20 +38,27 @@ MARGIN = 0.1
 FALLBACK_SECONDS = 0.3
 #: Seconds the fallback searches when the agent's answer is late (the budget is spent).
 LATE_SECONDS = 0.05
+#: Packages the agent's process never imports. numba imports scipy (half a second of CPU, seconds on a busy
+#: machine) only to offer linear algebra (``np.dot``, ``np.linalg``) to compiled code, which no kernel of the toolkit
+#: uses; without it numba loads and compiles every kernel alike.
+UNUSED_PACKAGES = ("scipy",)
 
 
 # --- the child: the agent --------------------------------------------------------------------------------------
 
 
-def warmed_up_agent(spec: str, game: Any, options: dict[str, Any], seed: int | None, budget: float) -> Any:
+def warmed_up_agent(spec: str, game: Any, options: dict[str, Any], seed: int | None, budget: float,
+                    phases: dict[str, float] | None = None) -> Any:  # fmt: skip
     """The agent of ``spec``, ready to play ``game`` (rule flags ``options``) within its time budget at once
     (:func:`agents.base.warm_up`, a spare agent of the same spec taking the compiling); its ``time`` (if it has one)
     is ``budget`` when the spec gives none, so that every move is bounded. AgentSpecError for a bad spec or an agent
-    that does not play ``game``."""
+    that does not play ``game``. ``phases`` gets the seconds its building (``agent``) and warm-up took."""
     from agents import make
     from agents.base import game_refusal, reset_agent, warm_up
     from agents.registry import AgentSpecError
 
+    phases = {} if phases is None else phases
+    started = time.monotonic()
     seeded = {} if seed is None else {"seed": seed}
     agent, spare = (make(spec, **seeded) for _ in range(2))
     refusal = game_refusal(agent, spec, game.name)
@@ -58,19 +67,28 @@ def warmed_up_agent(spec: str, game: Any, options: dict[str, Any], seed: int | N
     for player in (agent, spare):
         if getattr(player, "time", False) is None:
             player.time = budget
+    phases["agent"] = time.monotonic() - started
     warm_up(agent, game, options, spare)
     reset_agent(agent, seed)
+    phases["warm-up"] = time.monotonic() - started - phases["agent"]
     return agent
 
 
-def load(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any], int | None]:
-    """The game, its settings and the warmed-up agent of the command line (ValueError naming what is wrong)."""
+def load(
+    args: argparse.Namespace, phases: dict[str, float] | None = None
+) -> tuple[Any, Any, dict[str, Any], int | None]:
+    """The game, its settings and the warmed-up agent of the command line (ValueError naming what is wrong).
+    ``phases`` gets the seconds each step took: ``rules`` (numpy, numba and the game's compiled rules), ``agent``
+    (building it: its modules, its network) and ``warm-up`` (its first searches: numba's cached kernels)."""
     from awale_apps import check_packages
     from awale_apps.game_settings import game_settings
 
+    phases = {} if phases is None else phases
+    started = time.monotonic()
     check_packages()
     game, options, limit = game_settings(args.game, args.rule, args.max_plies)
-    return warmed_up_agent(args.agent, game, options, args.seed, args.budget), game, options, limit
+    phases["rules"] = time.monotonic() - started
+    return warmed_up_agent(args.agent, game, options, args.seed, args.budget, phases), game, options, limit
 
 
 def parse_engine_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -87,8 +105,11 @@ def parse_engine_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def serve(argv: list[str] | None = None) -> None:
     """The child's main: load, say so, then answer requests until the end of input."""
-    args = parse_engine_args(argv)
     started = process_start()
+    phases = {"python": time.monotonic() - started}  # the interpreter and this module's imports
+    for name in UNUSED_PACKAGES:
+        sys.modules.setdefault(name, None)  # an import of it fails (numba then leaves it out)
+    args = parse_engine_args(argv)
     events = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # a library's print goes to the log, never into the events
     requests: queue.Queue[dict[str, Any]] = queue.Queue()
@@ -104,11 +125,12 @@ def serve(argv: list[str] | None = None) -> None:
 
     threading.Thread(target=read, name="awale-bot-requests", daemon=True).start()
     try:
-        agent, game, options, limit = load(args)
+        agent, game, options, limit = load(args, phases)
     except (ValueError, ImportError, OSError) as error:
         emit(event="error", message=" ".join(str(error).split()), code=1 if isinstance(error, ImportError) else 2)
         return
-    emit(event="ready", seconds=round(time.monotonic() - started, 3))
+    emit(event="ready", seconds=round(time.monotonic() - started, 3),
+         phases={name: round(seconds, 3) for name, seconds in phases.items()})  # fmt: skip
     history: list[str] = []
     state = game.initial(max_plies=limit, **options)
     while True:
@@ -154,8 +176,9 @@ class EngineProcess:
                 continue
             if event.get("event") == "ready":
                 self.ready.set()
+                phases = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in event.get("phases", {}).items())
                 self.log(f"the agent is ready, {time.monotonic() - self.launched:.2f} s after the bot's start "
-                         f"({event['seconds']:.2f} s after its own process's)")  # fmt: skip
+                         f"({event['seconds']:.2f} s after its own process's: {phases})")  # fmt: skip
             elif event.get("event") == "error":
                 self.gone.set()
                 self.on_error(str(event.get("message", "")), int(event.get("code", 2)))

@@ -29,23 +29,26 @@ format_move = _DEFAULT.format_move
 parse_move = _DEFAULT.parse_move
 
 #: The environments' factories, loaded from :mod:`awale_env.env` on first use.
-_ENVIRONMENTS = ("env", "raw_env", *(f"{name}_env" for name in GAMES if name != DEFAULT_GAME))
-
+#: The public names; ``{name}_env`` for each game but the default are too (not listed: listing them would import
+#: every game).
 __all__ = [
     "GameRecord",
     "IllegalMoveError",
     "NUM_ACTIONS",
     "RecordError",
     "State",
+    "env",
     "format_move",
     "parse_move",
-    *_ENVIRONMENTS,
+    "raw_env",
 ]
 __version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> Any:
-    if name in _ENVIRONMENTS:  # loaded here: the environments import gymnasium and pettingzoo
+    """The environments, loaded on first use: they import gymnasium and pettingzoo."""
+    game = name.removesuffix("_env")
+    if name in ("env", "raw_env") or (name.endswith("_env") and game != DEFAULT_GAME and game in GAMES):
         return getattr(importlib.import_module("awale_env.env"), name)
     raise AttributeError(f"module 'awale_env' has no attribute {name!r}")
 

@@ -10,7 +10,6 @@ it, also through ``SubprocVecEnv``).
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from collections.abc import Callable
 from importlib.metadata import EntryPoint, entry_points
@@ -25,6 +24,7 @@ from gymnasium import spaces
 from awale_env.batched import move_reward
 from awale_env.games import DEFAULT_GAME, Game, game_of, get_game
 from awale_env.games.base import GAME_DEFAULT
+from awale_env.import_paths import imported_from
 from awale_env.kernels.batch import REWARD_MODES
 
 RENDER_MODES = ["human", "ansi", "rgb_array"]
@@ -108,17 +108,6 @@ def resolve_opponent(spec: str, game: Game) -> Any:
     if len(errors) == 1:
         raise errors[0]
     raise ValueError("; ".join(f"{provider.name}: {error}" for provider, error in zip(providers, errors)))
-
-
-def imported_from(name: str) -> Path | None:
-    """The folder of the top-level package ``name`` (or the file of a module) that Python imports, None if none."""
-    module = sys.modules.get(name)
-    spec = getattr(module, "__spec__", None) if module is not None else importlib.util.find_spec(name)
-    if spec is None:
-        return None
-    if spec.submodule_search_locations:
-        return Path(next(iter(spec.submodule_search_locations)))
-    return Path(spec.origin) if spec.origin else None
 
 
 def load_provider(provider: EntryPoint) -> Callable[[str, Game], Any]:

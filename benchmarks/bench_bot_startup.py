@@ -2,10 +2,13 @@
 to its first answer line (``START`` sent at launch to JoueurA; the opponent's first move to JoueurB, as from an
 opponent that answers at once), to the bot's log line saying that its rules are ready (a legal search possible: the
 plain-Python rules, or the compiled ones of a game without them) and to the one saying that its agent is ready (its
-own process has loaded and warmed it up). Each agent is prepared first (``awale bot --prepare``, the one-time step of
-docs/editions.md: caches filled), then launched ``--launches`` times per seat, one process at a time, and as JoueurA
-without its opening book (``--no-book``: the first answer is the fallback's). ``--busy N`` runs N busy processes
-beside it (each in its own process group, ended by PID on every way out): ``--busy 8`` is load 8 on 2 cores.
+own process has loaded and warmed it up), with where the agent's process spent its seconds (the phases its ready
+line gives: ``python`` (the interpreter), ``rules`` (numpy, numba and the game's compiled rules), ``agent`` (its
+modules and network) and ``warm-up`` (its first searches: numba's cached kernels)). Each agent is prepared first
+(``awale bot --prepare``, the one-time step of docs/editions.md: caches filled), then launched ``--launches`` times
+per seat, one process at a time, and as JoueurA without its opening book (``--no-book``: the first answer is the
+fallback's). ``--busy N`` runs N busy processes beside it (each in its own process group, ended by PID on every way
+out): ``--busy 8`` is load 8 on 2 cores.
 
     python benchmarks/bench_bot_startup.py --game awale16_2025 --out
     python benchmarks/bench_bot_startup.py --game awale16_2025 --busy 8 --out
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -40,6 +44,8 @@ LAUNCHES = (("JoueurA", "JoueurA", [], "START"), ("JoueurB", "JoueurB", [], None
 MARKS = {"rules_ready": "are ready (", "agent_ready": "the agent is ready"}
 #: Seconds a launch may take to get its agent ready.
 TIMEOUT = 300
+#: The phases of the agent's process in its ready line (``... its own process's: python 0.05 s, rules 1.10 s, ...``).
+PHASE = re.compile(r"([a-z][a-z-]*) ([0-9.]+) s")
 
 
 def launch(command: list[str], line: str) -> dict[str, float | str]:
@@ -55,6 +61,9 @@ def launch(command: list[str], line: str) -> dict[str, float | str]:
             for name, mark in MARKS.items():
                 if mark in text and name not in times:
                     times[name] = time.perf_counter() - started
+            if MARKS["agent_ready"] in text and "process's: " in text:
+                phases = text.split("process's: ", 1)[1]
+                times.update({f"phase {name}": float(seconds) for name, seconds in PHASE.findall(phases)})
             if "ply " in text and " from " in text and "source" not in times:
                 times["source"] = text.split(" from ", 1)[1].split(",")[0]
 
@@ -92,12 +101,15 @@ def measure(game: str, agents: list[str], launches: int) -> dict[str, dict]:
         subprocess.run([*bot, "--agent", spec, "--prepare"], check=True, stderr=subprocess.DEVNULL)
         for name, seat, flags, line in LAUNCHES:
             runs = [launch([*bot, "--agent", spec, *flags, seat], line or opening) for _ in range(launches)]
-            row = {key: summary([run[key] for run in runs]) for key in ("first_answer", *MARKS)}
+            phases = list(dict.fromkeys(key for run in runs for key in run if key.startswith("phase ")))
+            row = {key: summary([run[key] for run in runs if key in run]) for key in ("first_answer", *MARKS, *phases)}
             row["first_answer_from"] = sorted({str(run.get("source")) for run in runs})
             figures.setdefault(spec, {})[name] = row
+            spent = ", ".join(f"{key.removeprefix('phase ')} {row[key]['median']:.2f} s" for key in phases)
             print(f"{spec:28} {name:18} first answer {row['first_answer']['median']:.2f} s "
                   f"({', '.join(row['first_answer_from'])}); rules ready {row['rules_ready']['median']:.2f} s; "
-                  f"agent ready {row['agent_ready']['median']:.2f} s (medians of {launches})", flush=True)  # fmt: skip
+                  f"agent ready {row['agent_ready']['median']:.2f} s (medians of {launches}; its process: {spent})",
+                  flush=True)  # fmt: skip
     return figures
 
 

@@ -5,15 +5,17 @@ from __future__ import annotations
 import time as clock
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
 
+from agents.alphazero.inference import NumpyNet, load_player, set_threads
 from agents.alphazero.mcts import BatchedSearch, SearchConfig
-from agents.alphazero.network import RingNet, load_player, make_evaluator
 from agents.base import check_positive, check_seed, game_refusal
 from awale_env.games import DEFAULT_GAME, GAMES, Game, game_of, get_game
+
+if TYPE_CHECKING:
+    from agents.alphazero.network import RingNet
 
 #: Where the shipped networks are: ``<game name>.pt`` for each game one is shipped for.
 PRETRAINED_DIR = Path(str(resources.files("agents.alphazero") / "pretrained"))
@@ -32,8 +34,9 @@ def pretrained_path(game: str | Game = DEFAULT_GAME) -> Path:
 
 
 def pretrained_games() -> tuple[str, ...]:
-    """The games a network is shipped for (``alphazero:pretrained`` plays them); train one for the others."""
-    return tuple(name for name in GAMES if pretrained_path(name).is_file())
+    """The games a network is shipped for (``alphazero:pretrained`` plays them); train one for the others. Read from
+    the shipped files' names: only those games' packages are imported."""
+    return tuple(sorted(path.stem for path in PRETRAINED_DIR.glob("*.pt") if path.stem in GAMES))
 
 
 class AlphaZeroAgent:
@@ -45,12 +48,14 @@ class AlphaZeroAgent:
     the agent first meets the game (:attr:`games`).
     ``simulations`` bounds the search (default 800); ``time`` (seconds per move) stops it when the time is up
     (with both, whichever comes first). The search's rule and constants (``search``, ``c_puct``, ``fpu_reduction``,
-    ``considered_actions``: :class:`~agents.alphazero.search_config.SearchConfig`) are the ones the
-    network's checkpoint was trained with (:func:`~agents.alphazero.network.checkpoint_search`; the search's defaults
-    for a network given in memory or a checkpoint that records none); a value given here overrides them.
+    ``considered_actions``: :class:`~agents.alphazero.search_config.SearchConfig`) are the ones the network's
+    checkpoint was trained with (:func:`~agents.alphazero.architecture.checkpoint_search`; the search's defaults for a
+    network given in memory or a checkpoint that records none); a value given here overrides them.
     ``leaves`` leaves are evaluated per network call, spread by virtual loss: a small batch costs the network little
-    more than one position. Small batches run fastest on one thread, so the agent sets torch to ``threads`` threads
-    (None leaves torch's setting alone).
+    more than one position. Small batches run fastest on one thread, so the agent sets the network's products to
+    ``threads`` threads (:func:`~agents.alphazero.inference.set_threads`; None leaves the setting alone).
+    A checkpoint's network plays through numpy (:mod:`agents.alphazero.inference`): the agent never imports torch;
+    a network given in memory (``net``, a :class:`~agents.alphazero.network.RingNet`) plays through torch.
     """
 
     def __init__(
@@ -77,7 +82,7 @@ class AlphaZeroAgent:
         if net is None:
             net, trained = load_player(pretrained_path() if path is None else path)
         if threads is not None:
-            torch.set_num_threads(threads)
+            set_threads(threads)
         if simulations is None:
             simulations = MAX_TIMED_SIMULATIONS if time is not None else DEFAULT_SIMULATIONS
         given = {"simulations": simulations, "leaves": leaves, "search": search, "c_puct": c_puct,
@@ -96,13 +101,18 @@ class AlphaZeroAgent:
         #: shipped networks every game one is shipped for.
         self.games = pretrained_games() if self.pretrained else (self.net.config.game,)
 
-    def _use(self, net: RingNet, trained: dict[str, Any]) -> None:
+    def _use(self, net: NumpyNet | RingNet, trained: dict[str, Any]) -> None:
         """Search with ``net`` from now on, by the search settings it was ``trained`` with under the agent's own, its
         compiled kernels loaded (or compiled) now by a search of one network call from the game's start: a move's
         time is then all search, the first one's of a fresh process too."""
         self.config = SearchConfig(**{**trained, **self.overrides})
-        self.net = net.eval()
-        self.evaluate = make_evaluator(self.net)
+        self.net = net
+        if isinstance(net, NumpyNet):
+            self.evaluate = net
+        else:
+            from agents.alphazero.network import make_evaluator  # torch: a network given in memory
+
+            self.evaluate = make_evaluator(net.eval())
         game = get_game(self.net.config.game)
         self.search = BatchedSearch(1, self.config, game=game.name)
         warm_up = min(self.config.leaves, self.config.simulations)

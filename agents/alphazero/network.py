@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,60 +27,24 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from agents.alphazero.architecture import (
+    CHECKPOINT_FORMAT,
+    VALUE_FEATURES,
+    NetworkConfig,
+    check_payload,
+    check_plays,
+    checkpoint_file,
+    checkpoint_search,
+    input_channels,
+    network_config_of,
+)
+from agents.alphazero.architecture import NETWORK_LIMITS as NETWORK_LIMITS  # re-exported: its older home
+from agents.alphazero.architecture import checkpoint_network_config as checkpoint_network_config
+from agents.alphazero.architecture import tactic_channels as tactic_channels
 from agents.alphazero.folded import FoldedNet
-from agents.alphazero.search_config import PLAYED, SearchConfig
 from agents.checkpoint import atomic_write, load_tensors
 from awale_env.errors import CheckpointError
-from awale_env.games import DEFAULT_GAME, GAMES, Game, get_game
-
-#: Features the value head keeps per position before pooling.
-VALUE_FEATURES = 8
-#: The largest value of each shape field of :class:`NetworkConfig`: far above anything trained here (64 channels x 4
-#: blocks), low enough that a checkpoint's config cannot make us build an absurd network (1024 channels x 64 blocks is
-#: 400 M parameters).
-NETWORK_LIMITS = {"channels": 1024, "blocks": 64, "value_hidden": 4096}
-
-
-@dataclass(frozen=True)
-class NetworkConfig:
-    """Game and shape of the network (saved in checkpoints so they rebuild the same net); each shape field is at
-    most its :data:`NETWORK_LIMITS` entry."""
-
-    channels: int = 64
-    """convolution channels of the residual trunk"""
-    blocks: int = 4
-    """residual blocks (two 3-wide circular convolutions each)"""
-    value_hidden: int = 64
-    """hidden units of the value head"""
-    game: str = DEFAULT_GAME
-    """the game it plays (``awale_env.games.GAMES``)"""
-    tactics: bool = False
-    """whether each observation is followed by the PPO policies' tactical features (2 per relative action:
-    :func:`agents.ppo.policy.tactics`), seen as :func:`tactic_channels` more input channels; AlphaZero's search feeds
-    the board alone"""
-
-    def __post_init__(self) -> None:
-        if self.game not in GAMES:
-            raise ValueError(f"NetworkConfig.game must be one of {', '.join(GAMES)}, got {self.game!r}")
-        if not isinstance(self.tactics, bool):
-            raise ValueError(f"NetworkConfig.tactics must be true or false, got {self.tactics!r}")
-        for name, limit in NETWORK_LIMITS.items():
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limit:
-                raise ValueError(f"NetworkConfig.{name} must be an integer from 1 to {limit}, got {value!r}")
-
-    def to_dict(self) -> dict[str, int | str | bool]:
-        """The fields, ``tactics`` only when set: a board network's dict (AlphaZero's checkpoints) is as before."""
-        fields = asdict(self)
-        if not self.tactics:
-            del fields["tactics"]
-        return fields
-
-
-def tactic_channels(game: Game) -> int:
-    """The input channels the tactical features take: at each position, each of its actions' two features (relative
-    action ``a`` is position ``a // P``, channel ``a % P`` then ``P + a % P``)."""
-    return 2 * game.actions_per_position
+from awale_env.games import DEFAULT_GAME, Game, get_game
 
 
 def _conv(in_channels: int, out_channels: int, kernel: int) -> nn.Conv1d:
@@ -118,8 +81,7 @@ class RingNet(nn.Module):
         own[list(game.own_positions)] = True
         own_index = sorted(set(game.own_positions))  # as lists, not torch.nonzero: a net also builds on the meta device
         other_index = [p for p in range(positions) if p not in own_index]
-        in_channels = len(board_index) + game.obs_size - game.board_entries + 1
-        in_channels += tactic_channels(game) if config.tactics else 0
+        in_channels = input_channels(config)
         c = config.channels
         self.stem = _conv(in_channels, c, 3)
         self.stem_bn = nn.BatchNorm1d(c)
@@ -227,8 +189,6 @@ def make_evaluator(net: RingNet) -> Callable[[np.ndarray], tuple[np.ndarray, np.
 
 # --- checkpoints: state_dict + plain config, readable with torch.load(weights_only=True) --------------------------
 
-CHECKPOINT_FORMAT = "awale_env.alphazero/1"
-
 
 def save_checkpoint(path: str | Path, net: RingNet, **extra: Any) -> None:
     """Write ``net`` with its config, game included (and any plain ``extra`` fields: tensors, numbers, strings and
@@ -242,27 +202,7 @@ def save_checkpoint(path: str | Path, net: RingNet, **extra: Any) -> None:
 def read_checkpoint(path: str | Path) -> dict[str, Any]:
     """The checkpoint's contents, checked; never runs code from the file (:func:`agents.checkpoint.load_tensors`:
     ``weights_only=True``, sizes checked first)."""
-    path = Path(path)
-    if path.is_dir():
-        raise CheckpointError(
-            f"{str(path)!r} is a directory; an AlphaZero checkpoint is a .pt file written by training"
-        )
-    if not path.is_file():
-        raise CheckpointError(f"no AlphaZero checkpoint at {str(path)!r}: the file does not exist")
-    payload = load_tensors(path, repr(str(path)))
-    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
-        found = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
-        raise CheckpointError(f"{str(path)!r} is not an {CHECKPOINT_FORMAT!r} checkpoint (found format {found!r})")
-    for key in ("network", "state_dict"):
-        if not isinstance(payload.get(key), dict):
-            raise CheckpointError(f"{str(path)!r} lacks its {key!r} entry")
-    return payload
-
-
-def checkpoint_network_config(payload: dict[str, Any]) -> dict[str, Any]:
-    """The network config of a :func:`read_checkpoint` payload; checkpoints written before the other games were
-    added name no game and hold a network of the default game."""
-    return {"game": DEFAULT_GAME, **payload["network"]}
+    return check_payload(load_tensors(checkpoint_file(path), repr(str(path))), repr(str(path)))
 
 
 def check_state_dict(state: Any, config: NetworkConfig, source: str = "checkpoint") -> None:
@@ -295,16 +235,7 @@ def check_state_dict(state: Any, config: NetworkConfig, source: str = "checkpoin
 def network_from_checkpoint(payload: dict[str, Any], key: str = "state_dict", source: str = "checkpoint") -> RingNet:
     """Rebuild the network stored under ``key`` of a :func:`read_checkpoint` payload, its tensors checked against
     its config (:func:`check_state_dict`) before the network is built."""
-    fields = [name for name in NetworkConfig.__dataclass_fields__ if name != "tactics"]  # the PPO policies' alone
-    try:
-        if "tactics" in payload["network"]:
-            raise ValueError("'tactics' is not a field of an AlphaZero network (its search feeds the board alone)")
-        config = NetworkConfig(**checkpoint_network_config(payload))
-    except (TypeError, ValueError) as error:
-        raise CheckpointError(
-            f"{source}: its network config is not one this toolkit builds ({error}); it holds "
-            f"{', '.join(fields)}, each shape at most its limit {NETWORK_LIMITS}"
-        ) from None
+    config = network_config_of(payload, source)
     check_state_dict(payload.get(key), config, source)
     net = build_network(config)
     try:
@@ -317,11 +248,7 @@ def network_from_checkpoint(payload: dict[str, Any], key: str = "state_dict", so
 
 def check_game(net: RingNet, game: str, source: str = "this network") -> None:
     """Raise CheckpointError unless ``net`` plays ``game`` (a network sees one game's observations only)."""
-    if net.config.game != game:
-        raise CheckpointError(
-            f"{source} plays {net.config.game} only, not {game!r}: train a network for it with "
-            f"`awale train alphazero --game {game}`"
-        )
+    check_plays(net.config, game, source)
 
 
 def load_network(path: str | Path, game: str | None = None) -> RingNet:
@@ -337,18 +264,3 @@ def load_player(path: str | Path, game: str | None = None) -> tuple[RingNet, dic
     if game is not None:
         check_game(net, get_game(game).name, f"the network of {str(path)!r}")
     return net, checkpoint_search(payload, repr(str(path)))
-
-
-def checkpoint_search(payload: dict[str, Any], source: str = "checkpoint") -> dict[str, Any]:
-    """The settings a network plays by (:data:`~agents.alphazero.search_config.PLAYED`) that a
-    :func:`read_checkpoint` payload records under ``search`` (training writes them; a file without them records
-    none), checked as :class:`SearchConfig` checks them."""
-    saved = payload.get("search", {})
-    if not isinstance(saved, dict):
-        raise CheckpointError(f"{source}: its 'search' entry is a {type(saved).__name__}, not a dict of settings")
-    settings = {key: saved[key] for key in PLAYED if key in saved}
-    try:
-        SearchConfig(**settings)
-    except (TypeError, ValueError) as error:
-        raise CheckpointError(f"{source}: its search settings are not ones the search takes ({error})") from None
-    return settings

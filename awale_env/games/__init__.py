@@ -2,49 +2,107 @@
 applications read.
 
 Every subpackage of ``awale_env.games`` is a game, or machinery games build on (the course editions',
-:mod:`awale_env.games.editions`, registers none): importing this package imports each of them, and each game registers
-its :class:`~awale_env.games.base.Game` at the bottom of its ``__init__.py`` (:func:`register`), the default game with
-``default=True``. A game defined elsewhere (a test's toy game) registers the same way. ``from awale_env.games import
-<name>`` gives a game's package.
+:mod:`awale_env.games.editions`, registers none), and each game registers its :class:`~awale_env.games.base.Game` at
+the bottom of its ``__init__.py`` (:func:`register`), the default game with ``default=True``. A game defined
+elsewhere (a test's toy game) registers the same way. ``from awale_env.games import <name>`` gives a game's package.
+
+The registry is lazy: a game's package (its compiled rules with it), which bears the game's name, is imported when
+the game is first looked up by name (``GAMES[name]``, ``name in GAMES``, :func:`get_game`), and every package when
+the games are listed (iterating :data:`GAMES`), so that a program that plays one game (``awale bot``'s engine) loads
+only that one. Importing this package imports the packages in their order until the default game has registered
+itself (the first one today).
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 from awale_env.games.base import Game
 
 __all__ = ["DEFAULT_GAME", "GAMES", "Game", "game_of", "get_game", "register"]
 
-#: Every registered game by name, in the order they registered (the default game first).
-GAMES: dict[str, Game] = {}
+#: The subpackages of this package, in their order: each a game's, or machinery (found without importing them).
+PACKAGES = tuple(sorted(module.name for module in pkgutil.iter_modules(__path__) if module.ispkg))
 _BY_STATE_TYPE: dict[type, Game] = {}
 _default: list[str] = []
+
+
+def _load_package(name: str) -> None:
+    """Import the subpackage ``name`` (if there is one), which registers its game."""
+    if name in PACKAGES:
+        importlib.import_module(f"{__name__}.{name}")
+
+
+class GameRegistry(MutableMapping[str, Game]):
+    """Every registered game by name (the default game first, then the packages' games in their order, then games
+    registered from elsewhere), each package imported when its game is first looked up (see the module's
+    docstring). Setting and deleting entries is for tests that put the registry back as it was."""
+
+    def __init__(self) -> None:
+        self._games: dict[str, Game] = {}
+
+    def __getitem__(self, name: str) -> Game:
+        if name not in self._games and isinstance(name, str):
+            _load_package(name)
+        return self._games[name]
+
+    def __contains__(self, name: object) -> bool:
+        try:
+            self[name]  # type: ignore[index]
+        except (KeyError, TypeError):
+            return False
+        return True
+
+    def __iter__(self) -> Iterator[str]:
+        for package in PACKAGES:
+            _load_package(package)
+        order = {name: None for name in (*_default[:1], *PACKAGES) if name in self._games}
+        return iter([*order, *(name for name in self._games if name not in order)])
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __setitem__(self, name: str, game: Game) -> None:
+        self._games[name] = game
+
+    def __delitem__(self, name: str) -> None:
+        del self._games[name]
+
+    def __repr__(self) -> str:
+        return f"GameRegistry({', '.join(self)})"
+
+    def register(self, game: Game, default: bool) -> Game:
+        if not isinstance(game, Game):
+            raise ValueError(f"register takes a Game, got {game!r}")
+        if game.name in self._games:
+            raise ValueError(f"a game named {game.name!r} is registered already")
+        if game.state_type in _BY_STATE_TYPE:
+            raise ValueError(f"{game.state_type.__qualname__} is the State of {_BY_STATE_TYPE[game.state_type].name!r}")
+        if default and _default:
+            raise ValueError(f"{_default[0]!r} is the default game already; {game.name!r} cannot be too")
+        folder = game.package.removeprefix(f"{__name__}.")
+        if folder != game.package and folder.partition(".")[0] != game.name:
+            raise ValueError(f"the game of {game.package} must be named {folder.partition('.')[0]!r} (the registry "
+                             f"finds a game by its package's name), not {game.name!r}")  # fmt: skip
+        if default:
+            _default.append(game.name)
+        self._games[game.name] = game
+        _BY_STATE_TYPE[game.state_type] = game
+        game.state_type.game = game
+        return game
+
+
+#: Every registered game by name (a :class:`GameRegistry`: the default game first).
+GAMES = GameRegistry()
 
 
 def register(game: Game, default: bool = False) -> Game:
     """Add ``game`` to :data:`GAMES` (``default``: the game every environment, agent and tool plays unless told
     otherwise; one game only). ValueError for a second game of the same name or State class, or a second default."""
-    if not isinstance(game, Game):
-        raise ValueError(f"register takes a Game, got {game!r}")
-    if game.name in GAMES:
-        raise ValueError(f"a game named {game.name!r} is registered already")
-    if game.state_type in _BY_STATE_TYPE:
-        raise ValueError(f"{game.state_type.__qualname__} is the State of {_BY_STATE_TYPE[game.state_type].name!r}")
-    if default and _default:
-        raise ValueError(f"{_default[0]!r} is the default game already; {game.name!r} cannot be too")
-    if default:
-        _default.append(game.name)
-        games = dict(GAMES)
-        GAMES.clear()
-        GAMES.update({game.name: game, **games})
-    else:
-        GAMES[game.name] = game
-    _BY_STATE_TYPE[game.state_type] = game
-    game.state_type.game = game
-    return game
+    return GAMES.register(game, default)
 
 
 def get_game(name_or_game: str | Game) -> Game:
@@ -66,10 +124,10 @@ def game_of(state: Any) -> Game:
     return game
 
 
-for _package in pkgutil.iter_modules(__path__, f"{__name__}."):
-    if _package.ispkg:
-        importlib.import_module(_package.name)
-
+for _package in PACKAGES:
+    if _default:
+        break
+    _load_package(_package)
 if not _default:
     raise RuntimeError(f"no game package under {__path__[0]} registered itself as the default game")
 #: The name of the game every environment, agent and tool plays unless told otherwise.
