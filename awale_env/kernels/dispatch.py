@@ -46,6 +46,7 @@ __all__ = [
     "Root",
     "SearchKernels",
     "features",
+    "inlined",
     "kernels_of",
     "legal",
     "move",
@@ -93,10 +94,27 @@ def _implementation(kernels: SearchKernels, name: str) -> Callable:
     return _DEFAULTS[name] if impl is None else impl
 
 
+#: Each kernel's twin that compiled code inlines (:func:`inlined`), by kernel name.
+_INLINED: dict[str, Callable] = {}
+
+
+def inlined(kernel: Callable) -> Callable:
+    """``kernel`` inlined into its compiled caller (numba's IR inlining) instead of called: the vector env's stepper
+    calls a few kernels per move, and a call each, with its row views and env passed, cost the stepper half its
+    speed. The searches keep the calls (inlining all of them there only lengthens their compiles)."""
+    return _INLINED[kernel.__name__]
+
+
 def _per_game(stub: Callable) -> Callable:
     """Make a kernel of the signature of the decorated stub out of the game's implementation of the same name
     (:class:`SearchKernels`): called from Python it picks the implementation by the env's class, compiled it is an
-    ``overload`` resolved while typing."""
+    ``overload`` resolved while typing (and its twin for :func:`inlined` one inlined)."""
+    _INLINED[stub.__name__] = _overloaded(stub, inline="always")
+    return _overloaded(stub, inline="never")
+
+
+def _overloaded(stub: Callable, inline: str) -> Callable:
+    """One kernel of :func:`_per_game`, compiled with numba's ``inline`` option ``inline``."""
     name = stub.__name__
 
     def kernel(env: Any, *args: Any) -> Any:
@@ -108,7 +126,7 @@ def _per_game(stub: Callable) -> Callable:
 
     kernel.__name__, kernel.__qualname__, kernel.__doc__ = stub.__name__, stub.__qualname__, stub.__doc__
     kernel.__signature__ = typer.__signature__ = inspect.signature(stub)
-    overload(kernel)(typer)
+    overload(kernel, inline=inline)(typer)
     return kernel
 
 
@@ -206,9 +224,13 @@ def legal_moves(env, board, player, out):
 
 
 def status_then_legal(env, board, stores, to_move, ply, max_plies, gained, repeated):
-    """``status_legal`` of a game that gives none: its ``status``, then its ``legal`` bits while the game goes on."""
-    code = status(env, board, stores, to_move, ply, max_plies, gained, repeated)
-    return code, legal(env, board, to_move) if code == ONGOING else 0
+    """``status_legal`` of a game that gives none: its ``status``, then its ``legal`` bits while the game goes on
+    (both inlined, as the stepper inlines this)."""
+    code = _inlined_status(env, board, stores, to_move, ply, max_plies, gained, repeated)
+    return code, _inlined_legal(env, board, to_move) if code == ONGOING else 0
+
+
+_inlined_status, _inlined_legal = inlined(status), inlined(legal)
 
 
 #: The kernels a game may leave out (None in its :class:`SearchKernels`), built on those it gives.

@@ -25,6 +25,11 @@ from awale_env.kernels.batch import ONGOING, RANDOM_SEAT, SCORE_DIFF
 from awale_env.kernels.rng import random_below
 from awale_env.kernels.search import DRAW, bit_count
 
+# the kernels of every move, inlined into the stepper (kn.inlined)
+next_player, move, status_legal, record, winner, observe = (
+    kn.inlined(k) for k in (kn.next_player, kn.move, kn.status_legal, kn.record, kn.winner, kn.observe)
+)
+
 #: ``first`` of a batch whose games draw their first player at random (else the first player, 0 or 1).
 RANDOM_FIRST = -1
 
@@ -52,7 +57,7 @@ def random_bit(bits, rng):
 def settle(env, b, i, board, stores, gained, repeated):
     """Status and legal bits of game ``i`` (its ``board`` and ``stores``) after a move gaining ``gained`` or a
     restart (settled if it is over)."""
-    b.status[i], b.legal[i] = kn.status_legal(env, board, stores, b.player[i], b.ply[i], b.max_plies, gained, repeated)
+    b.status[i], b.legal[i] = status_legal(env, board, stores, b.player[i], b.ply[i], b.max_plies, gained, repeated)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -64,7 +69,7 @@ def start(env, b, rngs, i):
     b.player[i] = random_below(rngs[i], 2) if b.first == RANDOM_FIRST else b.first
     b.ply[i] = 0
     # recorded as after a capture: the set starts afresh with this position
-    kn.record(env, b.keys[i], board, b.player[i], 1, False)
+    record(env, b.keys[i], board, b.player[i], 1, False)
     settle(env, b, i, board, stores, 0, False)
 
 
@@ -79,17 +84,17 @@ def play(env, b, i, action):
         return -1.0
     board, stores = b.board[i], b.stores[i]
     lead = int(stores[mover]) - int(stores[1 - mover])
-    after = kn.next_player(env, board, mover, action)
-    gained = kn.move(env, board, stores, mover, action)
+    after = next_player(env, board, mover, action)
+    gained = move(env, board, stores, mover, action)
     b.player[i] = after
     b.ply[i] += 1
-    _, repeated = kn.record(env, b.keys[i], board, after, gained, False)
+    _, repeated = record(env, b.keys[i], board, after, gained, False)
     settle(env, b, i, board, stores, gained, repeated)
     if b.reward_mode == SCORE_DIFF:
         return (int(stores[mover]) - int(stores[1 - mover]) - lead) / b.total_seeds
     if b.status[i] == ONGOING:
         return 0.0
-    won = kn.winner(env, board, stores, b.status[i], after)
+    won = winner(env, board, stores, b.status[i], after)
     return 0.0 if won == DRAW else (1.0 if won == mover else -1.0)
 
 
@@ -97,7 +102,7 @@ def play(env, b, i, action):
 def view(env, b, i, viewer, obs, masks):
     """``obs[i]`` = game ``i`` seen by ``viewer``; ``masks[i]`` = ``viewer``'s legal actions, all False unless the
     game is live and ``viewer`` is to move."""
-    kn.observe(env, b.board[i], b.stores[i], b.ply[i], b.max_plies, viewer, obs[i])
+    observe(env, b.board[i], b.stores[i], b.ply[i], b.max_plies, viewer, obs[i])
     bits = b.legal[i] if b.status[i] == ONGOING and b.player[i] == viewer else 0
     for a in range(b.num_actions):
         masks[i, a] = (bits >> a) & 1 == 1
