@@ -17,6 +17,7 @@ import os
 import signal
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,6 +39,18 @@ RULE_VARIANTS: dict[str, tuple[dict[str, Any], ...]] = {
     "hawalis": ({"endless_move": "illegal"},),
     "kalah": ({"seeds_per_pit": 6, "capture_empty_opposite": True},),
 }
+
+
+#: The checks of :func:`awale_env.testing.check_game` that compile the toolkit's shared kernels (the dispatch
+#: defaults, the searches, the vector env's stepper) for a game's env class. On a game registered from the tests they
+#: run in a pytest process with a numba cache of its own (tests/toy_game_search.py, tests/toy_turns_search.py): numba's
+#: cache index of a compiled function pickles the env types it was compiled for, and any process that cannot import
+#: the test's game package could no longer read the shared cache (:func:`pytest_sessionfinish` checks it).
+SHARED_KERNEL_CHECKS = ("search", "vector_env", "jit")
+#: The packages whose numba caches no test game may enter.
+SHARED_CACHES = ("awale_env", "agents")
+#: The packages of the games registered from the tests.
+TEST_GAMES = (b"toy_game", b"toy_turns")
 
 
 def game_configs() -> list[tuple[Game, dict[str, Any]]]:
@@ -93,6 +106,24 @@ def pytest_configure(config: pytest.Config) -> None:
             from warm_kernels import warm
 
             warm(sys.__stderr__)  # past pytest's capture: CI shows what the minutes before the first test are for
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run if a test compiled a shared kernel for a test game in the shared numba cache
+    (:data:`SHARED_KERNEL_CHECKS` says why); the controller of a parallel run checks once, after its workers."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is not None:
+        return
+    root = Path(__file__).resolve().parent.parent
+    polluted = sorted(
+        str(index.relative_to(root))
+        for package in SHARED_CACHES
+        for index in (root / package).rglob("*.nbi")
+        if any(name in index.read_bytes() for name in TEST_GAMES)
+    )
+    if polluted:
+        print(f"\nerror: a test game's env type is in the shared numba cache (conftest.SHARED_KERNEL_CHECKS): "
+              f"{', '.join(polluted[:5])}{' ...' if len(polluted) > 5 else ''}", file=sys.__stderr__)  # fmt: skip
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m "not slow"`` deselects

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from conftest import SHARED_KERNEL_CHECKS
 
 from awale_env.games import GAMES, Game, register
 from awale_env.testing import CHECKS, check_game
@@ -19,9 +20,9 @@ def test_every_game_keeps_the_contract(game_config, check):
     check_game(game, checks=[check], **options)
 
 
-#: The checks run here on a game registered from the tests; the vector env's compiles the stepper for the game's env
-#: class, so it runs in tests/toy_game_search.py, with a numba cache of its own (tests/test_toy_game.py says why).
-IN_PROCESS = tuple(check for check in CHECKS if check != "vector_env")
+#: The checks run here on a game registered from the tests; those compiling shared kernels for it run in
+#: tests/toy_game_search.py (conftest.SHARED_KERNEL_CHECKS says why).
+IN_PROCESS = tuple(check for check in CHECKS if check not in SHARED_KERNEL_CHECKS)
 
 
 @pytest.mark.parametrize("check", IN_PROCESS)

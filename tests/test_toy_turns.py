@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import SHARED_KERNEL_CHECKS
 
 from awale_env.testing import CHECKS, check_game
 
@@ -26,7 +27,7 @@ def test_a_last_seed_in_an_empty_own_pit_gives_another_turn(toy_turns):
     assert toy_turns.state_type.from_dict(again.to_dict()) == again
 
 
-@pytest.mark.parametrize("check", [check for check in CHECKS if check != "vector_env"])  # that one: in its search file
+@pytest.mark.parametrize("check", [c for c in CHECKS if c not in SHARED_KERNEL_CHECKS])  # the rest: its search file
 def test_the_toy_game_with_another_turn_keeps_the_contract(toy_turns, check):
     check_game(toy_turns, checks=[check])
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import SHARED_KERNEL_CHECKS
 
 from agents import make
 from agents.alphabeta import WIN, AlphaBetaAgent
@@ -33,8 +34,8 @@ def test_the_vector_env_steps_it_compiled(toy_game, opponent):
     assert obs.shape == (32, toy_game.obs_size) and ended > 16
 
 
-def test_its_vector_env_keeps_the_contract(toy_game):
-    check_game(toy_game, checks=["vector_env"])
+def test_its_searches_vector_env_and_pure_python_fallback_keep_the_contract(toy_game):
+    check_game(toy_game, checks=list(SHARED_KERNEL_CHECKS))
 
 
 def minimax(state, depth: int, height: int = 0) -> int:

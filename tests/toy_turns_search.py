@@ -10,6 +10,7 @@ import functools
 
 import numpy as np
 import pytest
+from conftest import SHARED_KERNEL_CHECKS
 
 from agents import make
 from agents.alphabeta import WIN, AlphaBetaAgent
@@ -19,7 +20,7 @@ from awale_env.testing import check_game
 
 def test_the_vector_env_follows_the_mover(toy_turns):
     """The compiled stepper against the State replay, extra turns included (the contract's vector env check)."""
-    check_game(toy_turns, checks=["vector_env"], games=8)
+    check_game(toy_turns, checks=list(SHARED_KERNEL_CHECKS), games=8)
 
 
 def minimax(state, depth: int, height: int = 0) -> int:

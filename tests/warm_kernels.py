@@ -31,7 +31,7 @@ def warm(out: TextIO | None = sys.stderr) -> float:
     start = time.perf_counter()
     say(f"tests/warm_kernels.py: loading the numba kernels of {len(GAMES)} games before the test workers start "
         "(compiling them on a fresh clone: minutes)")  # fmt: skip
-    for game in GAMES.values():
+    for game in list(GAMES.values()):
         began = time.perf_counter()
         say(f"  {game.name}: ", end="")
         state = game.initial()
