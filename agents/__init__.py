@@ -25,8 +25,9 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    """``agents.AlphaZeroAgent`` imports torch and the simple agents numpy, so they are loaded when first asked for:
-    importing the registry alone (``awale bot`` checks its spec before numpy loads) takes the standard library."""
+    """``agents.AlphaZeroAgent`` imports numba's search and the simple agents numpy, so they are loaded when first
+    asked for: importing the registry alone (``awale bot`` checks its spec before numpy loads) takes the standard
+    library."""
     if name == "AlphaZeroAgent":
         from agents.alphazero import AlphaZeroAgent
 

@@ -57,7 +57,7 @@ def engine_of(agent: Any) -> str:
 
     if isinstance(agent, AlphaBetaAgent):
         return "alphabeta"
-    if type(agent).__name__ == "AlphaZeroAgent":  # not imported here: it needs torch
+    if type(agent).__name__ == "AlphaZeroAgent":  # not imported here: its modules load the search's kernels
         return "alphazero"
     raise ValueError(f"{getattr(agent, 'name', agent)!r} reports no evaluation; analysis engines: {', '.join(ENGINES)}")
 

@@ -5,9 +5,10 @@ flag set to true (``alphazero:pretrained``). A value in double or single quotes 
 and spaces included (``rllib:path="runs/tune/PPO_0_lr=0.001,entropy_coeff=0"``); its quote character is written
 twice inside it (``'it''s'``). :func:`format_spec` writes a spec that way, quoting only the values that need it,
 and everything that prints a spec uses it. The table maps a name to ``"module:Class"`` and its parameters, and a
-module is imported only when one of its agents is built, so torch is never loaded for the classical agents. Another
-agent joins with one line in :data:`AGENTS`. :func:`opponent_policy` is how the Gymnasium env's opponent spec strings
-reach this registry (the ``awale_env.opponents`` entry point: ``awale_env`` never imports ``agents``).
+module is imported only when one of its agents is built, so no agent loads what another needs (torch only for the
+learned agents that need it: AlphaZero plays without it). Another agent joins with one line in :data:`AGENTS`.
+:func:`opponent_policy` is how the Gymnasium env's opponent spec strings reach this registry (the
+``awale_env.opponents`` entry point: ``awale_env`` never imports ``agents``).
 """
 
 from __future__ import annotations
