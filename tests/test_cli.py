@@ -15,8 +15,9 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-import awale_apps.cli
-from awale_apps.cli import PROMPT, app, expand_list_options
+import awale_apps.cli.common
+from awale_apps.cli import app, expand_list_options
+from awale_apps.cli.play import PROMPT
 from awale_env import RecordError
 from awale_env.games import GAMES
 
@@ -157,7 +158,7 @@ def test_help_pages_show_the_text_as_written(argv):
     result = runner.invoke(app, argv, env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "<bool>" not in result.output
-    if argv[0] == "tournament":
+    if argv[:2] == ["tournament", "run"]:
         assert "[[player]] tables" in result.output
     if argv[0] == "arena":
         assert "--progress / --no-progress" in result.output
@@ -165,9 +166,9 @@ def test_help_pages_show_the_text_as_written(argv):
 
 def test_the_game_options_come_from_the_registry():
     for name, game in GAMES.items():
-        assert name in awale_apps.cli.GAME_HELP
-        assert f"{game.default_max_plies} for {name}" in awale_apps.cli.MAX_PLIES_HELP
-        assert all(flag in awale_apps.cli.RULE_HELP for flag in game.rule_options)
+        assert name in awale_apps.cli.common.GAME_HELP
+        assert f"{game.default_max_plies} for {name}" in awale_apps.cli.common.MAX_PLIES_HELP
+        assert all(flag in awale_apps.cli.common.RULE_HELP for flag in game.rule_options)
 
 
 def test_version():
@@ -288,3 +289,19 @@ def test_a_users_folder_named_like_a_package_is_a_one_line_error(tmp_path):
         [sys.executable, "-m", "awale_env", "--version"], cwd=tmp_path, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0 and done.stdout == f"awale {version('awale_env')}\n", done.stderr
+
+
+def test_tournament_run_and_standings_are_subcommands_and_the_old_spelling_still_runs(tmp_path):
+    """``awale tournament run PLAYERS.toml`` and ``awale tournament standings DB``; ``awale tournament
+    PLAYERS.toml`` (no subcommand) is ``run``, as before the subcommands."""
+    players = tmp_path / "players.toml"
+    players.write_text('[[player]]\nname = "a"\nagent = "random"\n[[player]]\nname = "b"\nagent = "greedy"\n')
+    for argv, db in ((["tournament", "run", str(players)], "new.db"), (["tournament", str(players)], "old.db")):
+        result = runner.invoke(app, [*argv, "--db", str(tmp_path / db), "--no-progress", "--json"])
+        assert result.exit_code == 0, result.output
+        assert f"results in {tmp_path / db}" in result.output and '"player": "b"' in result.output
+    standings = runner.invoke(app, ["tournament", "standings", str(tmp_path / "old.db"), "--csv"])
+    assert standings.exit_code == 0 and standings.output.startswith("rank,player,points"), standings.output
+    assert runner.invoke(app, ["tournament", "run", "--help"]).output.count("PLAYERS.toml") >= 1
+    bad = runner.invoke(app, ["tournament", "run", str(players), "--backend", "nope"])
+    assert bad.exit_code == 2 and "--backend must be one of process, ray, got 'nope'" in bad.output

@@ -11,7 +11,8 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from agents import make
-from awale_apps.cli import app, prompt
+from awale_apps.cli import app
+from awale_apps.cli.play import prompt
 from awale_apps.web.app import create_app
 from awale_env import GameRecord, RecordError
 from awale_env.games import get_game
