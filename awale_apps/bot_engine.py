@@ -38,13 +38,25 @@ MARGIN = 0.1
 FALLBACK_SECONDS = 0.3
 #: Seconds the fallback searches when the agent's answer is late (the budget is spent).
 LATE_SECONDS = 0.05
-#: Packages the agent's process never imports. numba imports scipy (half a second of CPU, seconds on a busy
-#: machine) only to offer linear algebra (``np.dot``, ``np.linalg``) to compiled code, which no kernel of the toolkit
-#: uses; without it numba loads and compiles every kernel alike.
-UNUSED_PACKAGES = ("scipy",)
 
 
 # --- the child: the agent --------------------------------------------------------------------------------------
+
+
+def load_numba_without_scipy() -> None:
+    """Import numba and its array functions with scipy hidden. numba imports scipy (half a second of CPU, seconds on
+    a busy machine) only to offer linear algebra (``np.dot``, ``np.linalg``) to compiled code, which no kernel of the
+    toolkit uses: without it numba loads and compiles every kernel alike. scipy stays importable for anything that
+    needs it later."""
+    hidden = sys.modules.get("scipy")
+    sys.modules["scipy"] = None  # its import fails, and numba leaves linear algebra out
+    try:
+        import numba.np.arraymath  # noqa: F401
+    finally:
+        if hidden is None:
+            del sys.modules["scipy"]
+        else:
+            sys.modules["scipy"] = hidden
 
 
 def warmed_up_agent(spec: str, game: Any, options: dict[str, Any], seed: int | None, budget: float,
@@ -85,6 +97,7 @@ def load(
 
     phases = {} if phases is None else phases
     started = time.monotonic()
+    load_numba_without_scipy()
     check_packages()
     game, options, limit = game_settings(args.game, args.rule, args.max_plies)
     phases["rules"] = time.monotonic() - started
@@ -107,8 +120,6 @@ def serve(argv: list[str] | None = None) -> None:
     """The child's main: load, say so, then answer requests until the end of input."""
     started = process_start()
     phases = {"python": time.monotonic() - started}  # the interpreter and this module's imports
-    for name in UNUSED_PACKAGES:
-        sys.modules.setdefault(name, None)  # an import of it fails (numba then leaves it out)
     args = parse_engine_args(argv)
     events = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # a library's print goes to the log, never into the events

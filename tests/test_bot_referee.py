@@ -602,3 +602,16 @@ def test_the_agent_s_process_loads_neither_torch_nor_scipy():
     imported = {line.rsplit("|", 1)[1].strip() for line in err.splitlines() if "|" in line}
     # what a real import of each loads (the import of scipy that numba tries, refused at once, is logged too)
     assert "numba.core" in imported and not imported & {"torch._C", "scipy._lib", "gymnasium.core", "typer.main"}
+
+
+def test_numba_loads_without_scipy_which_stays_importable():
+    script = (
+        "import sys\n"
+        "from awale_apps.bot_engine import load_numba_without_scipy\n"
+        "load_numba_without_scipy()\n"
+        "import numba.np.arraymath\n"
+        "assert not numba.np.arraymath._HAVE_BLAS and 'scipy' not in sys.modules\n"
+        "import scipy.linalg\n"  # for whatever needs it later (an agent's library)
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stderr
