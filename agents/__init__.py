@@ -5,7 +5,7 @@ protocol, built by name from spec strings.
 modules are imported on first use.
 """
 
-from agents.base import Agent, reset_agent
+from agents.base import Agent, Limit, reset_agent
 from agents.registry import AGENTS, AgentEntry, AgentSpecError, format_spec, known_agents, make, parse_spec
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "AlphaZeroAgent",
     "Agent",
     "AgentEntry",
+    "Limit",
     "AgentSpecError",
     "GreedyAgent",
     "RandomAgent",

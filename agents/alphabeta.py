@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents.base import check_positive, check_seed, spec_name
+from agents.base import Limit, check_positive, check_seed, limited, spec_name
 from agents.evaluation import EVALUATIONS, evaluate, make_evaluation
 from awale_env.games import DEFAULT_GAME, Game, game_of, get_game
 from awale_env.kernels import dispatch as kn
@@ -410,7 +410,7 @@ class AlphaBetaAgent:
         if eval is not None and eval not in EVALUATIONS:
             raise ValueError(f"eval must be one of {', '.join(EVALUATIONS)}, got {eval!r}")
         self.depth = DEFAULT_DEPTH if depth is None and time is None else depth
-        self._time = time
+        self.time = time
         self.eval = DEFAULT_EVALUATION if eval is None else eval
         self.name = spec_name("alphabeta", depth=depth, time=time, eval=eval)
         size = 1 << table_bits
@@ -436,20 +436,6 @@ class AlphaBetaAgent:
             self._compile(default.initial())
         self.reset(seed)
 
-    @property
-    def time(self) -> float | None:
-        """Seconds per move (None: no time limit)."""
-        return self._time
-
-    @time.setter
-    def time(self, seconds: float | None) -> None:
-        """A budget set after the agent was built (the web app caps an agent's time) compiles the search at once, so
-        that the clock of the next move does not run while it compiles."""
-        check_positive("time", seconds, float)
-        self._time = seconds
-        if seconds is not None and self._game is not None and self._game.name not in self._compiled:
-            self._compile(self._game.initial())
-
     def _use_game(self, game: Game) -> None:
         """Size the Zobrist keys, history and work arrays for ``game`` and make its evaluation, forgetting what was
         learnt on another."""
@@ -469,12 +455,12 @@ class AlphaBetaAgent:
         self._killers[:] = -1
         self._history[:] = 0
 
-    def _prepare(self, state: Any) -> None:
-        """Use the game of ``state``; a timed agent new to it compiles the search before any clock runs (also when
-        its ``time`` was set after it was built)."""
+    def _prepare(self, state: Any, timed: bool) -> None:
+        """Use the game of ``state``; a ``timed`` search new to it compiles the search before its clock runs (also
+        for an agent given its time with the move)."""
         game = game_of(state)
         self._use_game(game)
-        if self.time is not None and game.name not in self._compiled:
+        if timed and game.name not in self._compiled:
             self._compile(state)
 
     def _compile(self, state: Any) -> None:
@@ -494,11 +480,12 @@ class AlphaBetaAgent:
         self._forget()
         self._tie_rng = np.random.default_rng(self._seed)
 
-    def act(self, state: Any) -> int:
-        """The best move found for the player to move in ``state`` (a State of any game)."""
+    def act(self, state: Any, limit: Limit | None = None) -> int:
+        """The best move found for the player to move in ``state`` (a State of any game), within ``limit``'s time
+        and depth (each the agent's own when not given)."""
         if state.is_terminal:
             raise ValueError("the game is over: there is no move to play")
-        self._prepare(state)
+        self._prepare(state, limited(limit, "time", self.time) is not None)
         legal = state.legal_actions()
         if len(legal) == 1:
             self.last_search = {"depth": 0, "nodes": 0, "value": 0, "seconds": 0.0, "move": legal[0]}
@@ -506,17 +493,19 @@ class AlphaBetaAgent:
         # Small random history values order otherwise equal moves, i.e. break ties, reproducibly under a seed.
         self._history //= 4
         self._history += self._tie_rng.integers(0, 4, size=self._history.shape)
-        return self.search(state)
+        return self.search(state, limit)
 
-    def search(self, state: Any) -> int:
-        """Iterative deepening from ``state``; returns the best move and records :attr:`last_search`."""
-        self._prepare(state)
+    def search(self, state: Any, limit: Limit | None = None) -> int:
+        """Iterative deepening from ``state`` within ``limit`` (see :meth:`act`); returns the best move and records
+        :attr:`last_search`."""
+        seconds = limited(limit, "time", self.time)
+        self._prepare(state, seconds is not None)
         start = time.perf_counter()
-        deadline = None if self.time is None else start + self.time
+        deadline = None if seconds is None else start + seconds
         root = kn.root_of(state)
         env = root.env(self._scratch, *self._path)
         counters = np.zeros(NUM_COUNTERS, dtype=np.int64)
-        max_depth = self.depth or MAX_DEPTH
+        max_depth = min(limited(limit, "depth", self.depth or MAX_DEPTH), MAX_DEPTH)
         best_move, best_value, done_depth, total_nodes = -1, 0, 0, 0
         for depth in range(1, max_depth + 1):
             if deadline is not None and time.perf_counter() >= deadline:

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import Limit
+
 #: The engines :func:`analyse` reads (agent registry names).
 ENGINES = ("alphabeta", "alphazero")
 #: Alpha-beta's lead in seeds that makes an expected score of 1 / (1 + e^-1), about 0.73.
@@ -62,23 +64,23 @@ def engine_of(agent: Any) -> str:
     raise ValueError(f"{getattr(agent, 'name', agent)!r} reports no evaluation; analysis engines: {', '.join(ENGINES)}")
 
 
-def analyse(agent: Any, state: Any, plies: int = 12) -> Analysis:
-    """Search ``state`` (a live State of any game) with ``agent`` (alpha-beta or AlphaZero, with its own limits) and
-    report what it found, its line at most ``plies`` long. The search is the agent's own: alpha-beta's
-    ``search`` (as ``act`` without its tie-breaking noise), AlphaZero's ``policy``."""
+def analyse(agent: Any, state: Any, plies: int = 12, limit: Limit | None = None) -> Analysis:
+    """Search ``state`` (a live State of any game) with ``agent`` (alpha-beta or AlphaZero, within ``limit``: see
+    :class:`agents.base.Limit`) and report what it found, its line at most ``plies`` long. The search is the agent's
+    own: alpha-beta's ``search`` (as ``act`` without its tie-breaking noise), AlphaZero's ``policy``."""
     if state.is_terminal:
         raise ValueError("the game is over: there is nothing to analyse")
     if engine_of(agent) == "alphabeta":
-        return _alphabeta(agent, state, plies)
-    return _alphazero(agent, state, plies)
+        return _alphabeta(agent, state, plies, limit)
+    return _alphazero(agent, state, plies, limit)
 
 
-def _alphabeta(agent: Any, state: Any, plies: int) -> Analysis:
+def _alphabeta(agent: Any, state: Any, plies: int, limit: Limit | None) -> Analysis:
     from agents.alphabeta import MATE_BOUND, WIN
     from agents.evaluation import make_evaluation, units_per_seed
     from awale_env.games import game_of
 
-    best = agent.search(state)
+    best = agent.search(state, limit)
     stats = agent.last_search
     value = int(stats["value"])
     win_in = None
@@ -93,17 +95,17 @@ def _alphabeta(agent: Any, state: Any, plies: int) -> Analysis:
                     float(stats["seconds"]))  # fmt: skip
 
 
-def _alphazero(agent: Any, state: Any, plies: int) -> Analysis:
+def _alphazero(agent: Any, state: Any, plies: int, limit: Limit | None) -> Analysis:
     import time
 
     start = time.perf_counter()
-    counts = np.asarray(agent.policy(state), dtype=np.float64)
+    counts = np.asarray(agent.policy(state, limit), dtype=np.float64)
     seconds = time.perf_counter() - start
     if counts.sum() > 0:
         best = int(np.argmax(counts))
         probabilities = {int(a): float(counts[a] / counts.sum()) for a in np.flatnonzero(counts)}
     else:  # the deadline came before any child was visited: the agent's move, and no shares
-        best, probabilities = agent.act(state), None
+        best, probabilities = agent.act(state, limit), None
     value = float(agent.last_value)
     line = agent.principal_variation(state, plies) or [best]
     return Analysis(best, line, value, (1.0 + value) / 2.0, None, None, int(agent.last_simulations), seconds,

@@ -5,14 +5,46 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 
+@dataclass(frozen=True)
+class Limit:
+    """How much one move may search, given with the move (``agent.act(state, limit)``; python-chess's
+    ``engine.Limit``): ``time`` seconds, ``depth`` plies, ``simulations``. Each field given replaces the agent's own
+    budget of that kind for this move, the others stay the agent's (``alphabeta:depth=8`` with ``Limit(time=1)``
+    stops at depth 8 or after 1 s); a search stops at the first it reaches. A field the agent's search has no use for
+    is ignored (alpha-beta counts no simulations, MCTS no depth; a policy answers at once)."""
+
+    time: float | None = None
+    depth: int | None = None
+    simulations: int | None = None
+
+    def __post_init__(self) -> None:
+        check_positive("time", self.time, float)
+        check_positive("depth", self.depth)
+        check_positive("simulations", self.simulations)
+
+
+def limited(limit: Limit | None, name: str, default: Any) -> Any:
+    """``limit``'s ``name`` field if given (the move's budget), else ``default`` (the agent's own)."""
+    value = None if limit is None else getattr(limit, name)
+    return default if value is None else value
+
+
+def act_within(agent: Agent, state: Any, limit: Limit | None) -> int:
+    """``agent.act(state, limit)``, or ``agent.act(state)`` with no limit (an agent of the older protocol has no
+    ``limit`` to take)."""
+    return agent.act(state) if limit is None else agent.act(state, limit)
+
+
 @runtime_checkable
 class Agent(Protocol):
-    """A player: ``act(state)`` returns a legal action index for the player to move in ``state``, a State of any
-    game of the toolkit (:mod:`awale_env.games`); an agent that plays only some games lists them in ``games`` and
+    """A player: ``act(state, limit=None)`` returns a legal action index for the player to move in ``state``, a State
+    of any game of the toolkit (:mod:`awale_env.games`), searching within ``limit`` (a :class:`Limit`, the move's
+    budget; None: the agent's own) if it searches; an agent that plays only some games lists them in ``games`` and
     may say what to use instead with ``other_game_hint(game) -> str | None`` (see :func:`game_refusal`).
 
     ``name`` labels the agent in tables. Agents may also define ``reset(seed: int | None = None)``, called at the
@@ -23,7 +55,7 @@ class Agent(Protocol):
 
     name: str
 
-    def act(self, state: Any) -> int: ...
+    def act(self, state: Any, limit: Limit | None = None) -> int: ...
 
 
 def reset_agent(agent: Agent, seed: int | None = None) -> None:
@@ -40,7 +72,13 @@ WARM_UP_PLIES = 2
 WARM_UP_SECONDS = 0.5
 
 
-def warm_up(agent: Agent, game: Any, options: Mapping[str, Any] | None = None, spare: Agent | None = None) -> None:
+def warm_up(
+    agent: Agent,
+    game: Any,
+    options: Mapping[str, Any] | None = None,
+    spare: Agent | None = None,
+    seconds: float | None = None,
+) -> None:
     """Make ``agent`` ready to play ``game`` (a :class:`awale_env.games.Game`, with the rule flags ``options``) within
     its budget from its first move: the first search of a process compiles the game's numba kernels (or loads them
     from the cache) and reads what a network needs, which must happen before any clock runs, not inside a timed move.
@@ -48,20 +86,14 @@ def warm_up(agent: Agent, game: Any, options: Mapping[str, Any] | None = None, s
     Both agents search the starting position of the game limited to :data:`WARM_UP_PLIES` plies: ``spare`` (another
     agent of the same spec, for a timed agent) first, taking the compiling, then ``agent``: agents calibrate their
     budgets on their first timed searches (alpha-beta's node rate, MCTS's simulation rate), which a search that
-    compiled would mislead. A timed agent (``time`` seconds per move) searches at most :data:`WARM_UP_SECONDS` there.
-    Reset ``agent`` (:func:`reset_agent`) before its game."""
+    compiled would mislead. A timed agent (``time`` seconds per move, its own or the ``seconds`` its moves will be
+    given) searches at most :data:`WARM_UP_SECONDS` there. Reset ``agent`` (:func:`reset_agent`) before its game."""
     position = game.initial(max_plies=WARM_UP_PLIES, **dict(options or {}))
     for player in (spare, agent):
         if player is None or position.is_terminal:
             continue
-        budget = getattr(player, "time", None)
-        if budget is not None:
-            player.time = min(budget, WARM_UP_SECONDS)
-        try:
-            player.act(position)
-        finally:
-            if budget is not None:
-                player.time = budget
+        budget = seconds if seconds is not None else getattr(player, "time", None)
+        act_within(player, position, None if budget is None else Limit(time=min(budget, WARM_UP_SECONDS)))
 
 
 def game_refusal(agent: Agent, spec: str, game: str) -> str | None:

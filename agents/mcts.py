@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents.base import check_positive, check_seed, spec_name
+from agents.base import Limit, check_positive, check_seed, limited, spec_name
 from awale_env.kernels import dispatch as kn
 from awale_env.kernels.rng import make_rng, random_below
 
@@ -242,8 +242,9 @@ class MCTSAgent:
             new[:size] = old
         self._tree = grown
 
-    def act(self, state: Any) -> int:
-        """The most visited move after this move's simulations from ``state`` (a State of any game)."""
+    def act(self, state: Any, limit: Limit | None = None) -> int:
+        """The most visited move after this move's simulations from ``state`` (a State of any game), within
+        ``limit``'s time and simulations (each the agent's own when not given)."""
         if state.is_terminal:
             raise ValueError("the game is over: there is no move to play")
         start = time.perf_counter()
@@ -258,11 +259,12 @@ class MCTSAgent:
         root = kn.root_of(state)
         position = (root.board, root.stores, root.player, root.ply, root.max_plies)
         env, work_keys = root.env(self._scratch, root.keys, root.keys), _key_set_for(root)
+        simulations, seconds = limited(limit, "simulations", self.simulations), limited(limit, "time", self.time)
         done = 0
         while True:
-            batch = self.simulations - done if self.simulations is not None else 1 << 30
-            if self.time is not None:
-                remaining = self.time - (time.perf_counter() - start)
+            batch = simulations - done if simulations is not None else 1 << 30
+            if seconds is not None:
+                remaining = seconds - (time.perf_counter() - start)
                 if remaining <= 0:
                     break
                 batch = min(batch, max(16, int(self._rate * min(remaining, BATCH_SECONDS))))

@@ -35,17 +35,20 @@ TIME = {"time": (float, "seconds per move (iterative deepening / batches of simu
 @dataclass(frozen=True)
 class AgentEntry:
     """How to build one kind of agent: ``target`` is ``"module:Class"``; ``params`` maps a keyword of the class to
-    ``(type, description)``; the type (int, float, bool or str) converts the text of a spec."""
+    ``(type, description)``; the type (int, float, bool or str) converts the text of a spec. ``example`` is a cheap
+    spec of it, which the shared agent tests play on every game (``tests/test_agents_games.py``): a new agent is
+    tested there without editing a list (None only for an agent that needs a file its training writes)."""
 
     target: str
     summary: str
     params: dict[str, tuple[type, str]] = field(default_factory=dict)
+    example: str | None = None
 
 
 AGENTS: dict[str, AgentEntry] = {
-    "random": AgentEntry("agents.simple:RandomAgent", "uniformly random legal moves", {**SEED}),
+    "random": AgentEntry("agents.simple:RandomAgent", "uniformly random legal moves", {**SEED}, "random"),
     "greedy": AgentEntry(
-        "agents.simple:GreedyAgent", "the move that captures most now, ties broken at random", {**SEED}
+        "agents.simple:GreedyAgent", "the move that captures most now, ties broken at random", {**SEED}, "greedy"
     ),
     "alphabeta": AgentEntry(
         "agents.alphabeta:AlphaBetaAgent",
@@ -57,6 +60,7 @@ AGENTS: dict[str, AgentEntry] = {
             "eval": (str, "leaf evaluation: tuned (default, fit on self-play), score, reference (sparring partner)"),
             **SEED,
         },
+        "alphabeta:depth=2",
     ),
     "mcts": AgentEntry(
         "agents.mcts:MCTSAgent",
@@ -67,6 +71,7 @@ AGENTS: dict[str, AgentEntry] = {
             "c": (float, "UCT exploration constant (default 0.4)"),
             **SEED,
         },
+        "mcts:simulations=40",
     ),
     "alphazero": AgentEntry(
         "agents.alphazero.agent:AlphaZeroAgent",
@@ -83,6 +88,7 @@ AGENTS: dict[str, AgentEntry] = {
             "considered_actions": (int, "gumbel: root moves sampled and halved (default: the network's; else 16)"),
             **SEED,
         },
+        "alphazero:pretrained,simulations=8",
     ),
     "ppo": AgentEntry(
         "agents.ppo:PPOAgent",
@@ -93,6 +99,7 @@ AGENTS: dict[str, AgentEntry] = {
             "deterministic": (bool, "play the most probable move (default true) or sample"),
             **SEED,
         },
+        "ppo:pretrained",
     ),
     "rllib": AgentEntry(
         "agents.rllib:RLlibAgent",

@@ -23,7 +23,7 @@ import torch
 from gymnasium import spaces
 from torch import nn
 
-from agents.base import check_seed
+from agents.base import Limit, check_seed
 from agents.checkpoint import atomic_write, load_tensors
 from agents.extras import needs_extra
 from awale_env.errors import CheckpointError
@@ -192,7 +192,8 @@ class RLlibAgent:
         """The policy file this agent plays with (None for a module given in memory)."""
         return self.path
 
-    def act(self, state: Any) -> int:
+    def act(self, state: Any, limit: Limit | None = None) -> int:
+        """The policy's move, at once (no search: ``limit`` changes nothing)."""
         if game_of(state) is not self.game:
             raise ValueError(f"this policy plays {self.game.name}, not {game_of(state).name}")
         if state.is_terminal:

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import check_seed
+from agents.base import Limit, check_seed
 
 
 class RandomAgent:
@@ -21,7 +21,8 @@ class RandomAgent:
         if check_seed(seed) is not None:
             self._rng = np.random.default_rng(seed)
 
-    def act(self, state: Any) -> int:
+    def act(self, state: Any, limit: Limit | None = None) -> int:
+        """A random legal move, at once (no search: ``limit`` changes nothing)."""
         legal = state.legal_actions()
         if not legal:
             raise ValueError("the game is over: there is no move to play")
@@ -36,7 +37,8 @@ class GreedyAgent(RandomAgent):
         super().__init__(seed)
         self.name = "greedy"
 
-    def act(self, state: Any) -> int:
+    def act(self, state: Any, limit: Limit | None = None) -> int:
+        """The greediest move, at once (no search: ``limit`` changes nothing)."""
         legal = state.legal_actions()
         if not legal:
             raise ValueError("the game is over: there is no move to play")

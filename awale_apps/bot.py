@@ -260,16 +260,17 @@ class Player(Protocol):
 
 
 class AgentPlayer:
-    """An agent of this process (tests, and agents given as objects): its ``time`` (if it has one) is set to what
-    is left of the budget when it starts its search."""
+    """An agent of this process (tests, and agents given as objects), given with each move what is left of the budget
+    when it starts its search (a :class:`agents.base.Limit`)."""
 
     def __init__(self, agent: Any, rules: Any) -> None:
         self.agent, self.rules = agent, rules
 
     def choose(self, state: Any, history: list[str], arrived: float, budget: float) -> tuple[str, str]:
-        if getattr(self.agent, "time", None) is not None:
-            self.agent.time = max(MIN_SEARCH, arrived + budget - time.monotonic())
-        return self.rules.format_move(self.agent.act(state)), "agent"
+        from agents.base import Limit
+
+        limit = Limit(time=max(MIN_SEARCH, arrived + budget - time.monotonic()))
+        return self.rules.format_move(self.agent.act(state, limit)), "agent"
 
 
 def spec_budget(spec: str) -> float:

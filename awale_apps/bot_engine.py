@@ -61,10 +61,10 @@ def load_numba_without_scipy() -> None:
 
 def warmed_up_agent(spec: str, game: Any, options: dict[str, Any], seed: int | None, budget: float,
                     phases: dict[str, float] | None = None) -> Any:  # fmt: skip
-    """The agent of ``spec``, ready to play ``game`` (rule flags ``options``) within its time budget at once
-    (:func:`agents.base.warm_up`, a spare agent of the same spec taking the compiling); its ``time`` (if it has one)
-    is ``budget`` when the spec gives none, so that every move is bounded. AgentSpecError for a bad spec or an agent
-    that does not play ``game``. ``phases`` gets the seconds its building (``agent``) and warm-up took."""
+    """The agent of ``spec``, ready to play ``game`` (rule flags ``options``) within ``budget`` seconds a move at once
+    (:func:`agents.base.warm_up`, a spare agent of the same spec taking the compiling): every move is given what is
+    left of its budget (:func:`serve`). AgentSpecError for a bad spec or an agent that does not play ``game``.
+    ``phases`` gets the seconds its building (``agent``) and warm-up took."""
     from agents import make
     from agents.base import game_refusal, reset_agent, warm_up
     from agents.registry import AgentSpecError
@@ -76,11 +76,8 @@ def warmed_up_agent(spec: str, game: Any, options: dict[str, Any], seed: int | N
     refusal = game_refusal(agent, spec, game.name)
     if refusal is not None:
         raise AgentSpecError(refusal)
-    for player in (agent, spare):
-        if getattr(player, "time", False) is None:
-            player.time = budget
     phases["agent"] = time.monotonic() - started
-    warm_up(agent, game, options, spare)
+    warm_up(agent, game, options, spare, seconds=getattr(agent, "time", None) or budget)
     reset_agent(agent, seed)
     phases["warm-up"] = time.monotonic() - started - phases["agent"]
     return agent
@@ -142,6 +139,8 @@ def serve(argv: list[str] | None = None) -> None:
         return
     emit(event="ready", seconds=round(time.monotonic() - started, 3),
          phases={name: round(seconds, 3) for name, seconds in phases.items()})  # fmt: skip
+    from agents.base import Limit  # loaded with the agent already
+
     history: list[str] = []
     state = game.initial(max_plies=limit, **options)
     while True:
@@ -152,9 +151,9 @@ def serve(argv: list[str] | None = None) -> None:
         for move in moves[len(history) :]:
             state = state.play(state.to_action(game.parse_move(move)))
         history = list(moves)
-        if getattr(agent, "time", None) is not None:  # however late: the bot decides whether to wait
-            agent.time = max(MIN_SEARCH, request["until"] - time.monotonic())
-        emit(event="move", id=request["id"], move=game.format_move(agent.act(state)))
+        # however late: the bot decides whether to wait
+        limit = Limit(time=max(MIN_SEARCH, request["until"] - time.monotonic()))
+        emit(event="move", id=request["id"], move=game.format_move(agent.act(state, limit)))
 
 
 # --- the parent: the bot ---------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ games/hour counts the games that finished in the timed window, so it reflects th
 
 The load average is printed before and after: on a shared machine, quote it beside the figures.
 Usage: python benchmarks/bench_alphazero.py [--only agent|selfplay] [--leaves 1 8 64] [--runs 5] [--workers 2]
-       [--games 128] [--simulations 100] [--moves 60] [--json]
+       [--games 128] [--simulations 100] [--search puct|gumbel] [--moves 60] [--json]
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ import torch
 from provenance import add_out_option, write_result
 
 from agents.alphazero.agent import AlphaZeroAgent
-from agents.alphazero.mcts import SearchConfig
 from agents.alphazero.network import NetworkConfig, RingNet, make_evaluator
+from agents.alphazero.search_config import RULES, SearchConfig
 from agents.alphazero.selfplay import SelfPlay
 from awale_env.games import DEFAULT_GAME, get_game
 
@@ -77,7 +77,7 @@ def run_worker(args: argparse.Namespace, worker: int) -> dict[str, float]:
     torch.manual_seed(worker)
     net = RingNet(NetworkConfig(channels=args.channels, blocks=args.blocks))
     evaluate = make_evaluator(net)
-    games = SelfPlay(args.games, SearchConfig(simulations=args.simulations), 16, 400, seed=worker)
+    games = SelfPlay(args.games, SearchConfig(simulations=args.simulations, search=args.search), 16, 400, seed=worker)
     for _ in range(args.warmup):  # compile or load the numba cache, then let the games drift apart
         games.step(evaluate)
     evaluations, finished, plies = games.search.evaluations, games.games_finished, games.plies_finished
@@ -102,6 +102,7 @@ def self_play_rates(args: argparse.Namespace) -> dict[str, float | int | str]:
         "workers": args.workers,
         "games_side_by_side": args.games,
         "simulations": args.simulations,
+        "search": args.search,
         "network": f"{args.channels}x{args.blocks}",
         "moves_per_s": sum(p["moves"] for p in parts) / seconds,
         "evaluations_per_s": sum(p["evaluations"] for p in parts) / seconds,
@@ -121,6 +122,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="self-play processes")
     parser.add_argument("--games", type=int, default=128, help="games side by side per worker")
     parser.add_argument("--simulations", type=int, default=100, help="self-play simulations per move")
+    parser.add_argument("--search", choices=RULES, default="puct", help="self-play's selection rule")
     parser.add_argument("--warmup", type=int, default=100, help="untimed self-play moves per game first")
     parser.add_argument("--moves", type=int, default=60, help="timed self-play moves per game")
     parser.add_argument("--channels", type=int, default=NetworkConfig.channels)

@@ -13,6 +13,7 @@ from agents import (
     AgentEntry,
     AgentSpecError,
     GreedyAgent,
+    Limit,
     RandomAgent,
     format_spec,
     known_agents,
@@ -146,6 +147,32 @@ def test_greedy_takes_the_largest_capture():
     state = State.from_position(red, blue, to_move=1)
     assert {a: state.play(a).last_capture for a in state.legal_actions()}[27] == 10
     assert all(GreedyAgent(seed=s).act(state) == 27 for s in range(5))
+
+
+def test_a_limit_given_with_the_move_replaces_the_agents_own_budget_for_that_move_only():
+    from agents.alphazero import AlphaZeroAgent
+
+    state = State.initial().play(4).play(10)
+    alphabeta = make("alphabeta:depth=5,seed=0")
+    alphabeta.act(state, Limit(depth=2))
+    assert alphabeta.last_search["depth"] == 2
+    alphabeta.act(state)
+    assert alphabeta.last_search["depth"] == 5
+    mcts = make("mcts:simulations=50,seed=0")
+    mcts.act(state, Limit(simulations=7, depth=3))  # MCTS has no depth: ignored
+    assert mcts.last_search["simulations"] == 7
+    mcts.act(state)
+    assert mcts.last_search["simulations"] == 50
+    alphazero = AlphaZeroAgent(pretrained=True, simulations=20)
+    alphazero.act(state, Limit(simulations=5))
+    assert alphazero.last_simulations == 6  # the root's evaluation + 5 simulations
+    alphazero.act(state, Limit(simulations=900))  # more than its tree was made for: a larger one
+    assert alphazero.last_simulations == 901
+    alphazero.act(state)
+    assert alphazero.last_simulations == 21
+    for bad in ({"time": -1.0}, {"depth": 0}, {"simulations": 2.5}, {"time": float("inf")}):
+        with pytest.raises(ValueError, match="must be a positive"):
+            Limit(**bad)
 
 
 def test_greedy_breaks_ties_at_random():

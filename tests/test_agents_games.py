@@ -11,14 +11,17 @@ import pytest
 from nojit import run_python
 from typer.testing import CliRunner
 
-from agents import make
+from agents import AGENTS, Limit, make
 from agents.alphabeta import WIN, AlphaBetaAgent
+from agents.base import game_refusal
 from agents.mcts import MCTSAgent
+from agents.registry import check_spec
 from awale_apps.cli import app
 from awale_env.games import get_game
 from competition.arena import play_game, round_robin
 
-SPECS = ("random", "greedy", "alphabeta:depth=2", "mcts:simulations=40")
+#: Each registered agent's cheap spec (``AgentEntry.example``): a new agent joins the tests below by naming one.
+SPECS = tuple(entry.example for entry in AGENTS.values() if entry.example is not None)
 runner = CliRunner()
 
 
@@ -62,13 +65,41 @@ def child_value(state, action: int, depth: int, height: int = 0) -> int:
     return value if child.to_move == state.to_move else -value
 
 
+def test_every_registered_agent_names_a_cheap_spec_of_itself():
+    assert [name for name, entry in AGENTS.items() if entry.example is None] == ["rllib"]  # needs a trained checkpoint
+    for name, entry in AGENTS.items():
+        assert entry.example is None or check_spec(entry.example)[0] == name
+
+
+def players(game) -> list:
+    """An agent of each of :data:`SPECS` that plays ``game``; those that do not refuse it in words naming it."""
+    agents = []
+    for i, spec in enumerate(SPECS):
+        agent = make(spec, seed=i)
+        refusal = game_refusal(agent, spec, game.name)
+        if refusal is None:
+            agents.append(agent)
+        else:
+            assert repr(game.name) in refusal and spec in refusal
+    return agents
+
+
 def test_every_agent_plays_legal_complete_games(game_config):
     game, options = game_config
-    for i, spec in enumerate(SPECS):
-        other = SPECS[(i + 1) % len(SPECS)]
-        agents = (make(spec, seed=i), make(other, seed=i + 1))
-        final = play_game(agents, start(game.name, options, max_plies=120, seed=i))  # raises on an illegal move
+    agents = players(game)
+    assert len(agents) >= 4  # the classical agents play every game
+    for i, agent in enumerate(agents):
+        pair = (agent, agents[(i + 1) % len(agents)])
+        final = play_game(pair, start(game.name, options, max_plies=120, seed=i))  # raises on an illegal move
         assert final.is_terminal and final.end_reason is not None
+
+
+def test_every_agent_plays_within_the_limit_given_with_the_move(game_config):
+    """``act(state, limit)``: the budget travels with the move (a searching agent uses the kinds it has)."""
+    game, options = game_config
+    for agent in players(game):
+        for state in random_positions(game.name, options, 2, seed=5):
+            assert agent.act(state, Limit(time=30.0, depth=1, simulations=3)) in state.legal_actions()
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3])

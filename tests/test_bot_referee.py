@@ -245,15 +245,16 @@ def test_the_opponent_s_final_move_is_answered_with_a_result_line_and_ends_the_g
 
 
 class Timed:
-    """A search agent's stand-in: it records the ``time`` it was given for each move and plays the first legal one."""
+    """A search agent's stand-in: it records the time it was given with each move (its ``limit``) and plays the first
+    legal one."""
 
     name = "timed"
 
     def __init__(self) -> None:
         self.time, self.given = 5.0, []
 
-    def act(self, state):
-        self.given.append(self.time)
+    def act(self, state, limit=None):
+        self.given.append(self.time if limit is None else limit.time)
         return state.legal_actions()[0]
 
 
@@ -299,7 +300,7 @@ class Passive:
 
     name = "passive"
 
-    def act(self, state):
+    def act(self, state, limit=None):
         return min(state.legal_actions(), key=lambda action: state.play(action).stores[state.to_move])
 
 

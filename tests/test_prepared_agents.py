@@ -54,8 +54,8 @@ class CompilingAgent:
         self.clock, self.kernels, self.log, self.time = clock, kernels, log, time
         self.name = "compiling"
 
-    def act(self, state) -> int:
-        self.log.append((state.max_plies, self.clock.now, self.time))
+    def act(self, state, limit=None) -> int:
+        self.log.append((state.max_plies, self.clock.now, self.time if limit is None else limit.time))
         if not self.kernels.get("loaded"):
             self.clock.now += COMPILE_SECONDS
             self.kernels["loaded"] = True

@@ -11,7 +11,7 @@ import numpy as np
 
 from agents.alphazero.inference import NumpyNet, load_player, set_threads
 from agents.alphazero.mcts import BatchedSearch, SearchConfig
-from agents.base import check_positive, check_seed, game_refusal
+from agents.base import Limit, check_positive, check_seed, game_refusal, limited
 from awale_env.games import DEFAULT_GAME, GAMES, Game, game_of, get_game
 
 if TYPE_CHECKING:
@@ -150,14 +150,19 @@ class AlphaZeroAgent:
         if game != self.net.config.game:
             self._use(*load_player(pretrained_path(game), game))
 
-    def policy(self, state: Any) -> np.ndarray:
-        """Visit counts of the search from ``state`` (a State of the network's game) per action (num_actions,)."""
+    def policy(self, state: Any, limit: Limit | None = None) -> np.ndarray:
+        """Visit counts of the search from ``state`` (a State of the network's game) per action (num_actions,),
+        within ``limit``'s time and simulations (each the agent's own when not given)."""
         self._check_game(state)
         if state.is_terminal:
             raise ValueError("the game is over: there is no move to choose")
-        deadline = None if self.time is None else clock.perf_counter() + self.time
+        simulations = limited(limit, "simulations", self.config.simulations)
+        if simulations > self.search.capacity:  # a larger tree (its memory is touched only as it grows)
+            self.search = BatchedSearch(1, self.config.replace(simulations=simulations), game=self.search.game.name)
+        seconds = limited(limit, "time", self.time)
+        deadline = None if seconds is None else clock.perf_counter() + seconds
         evaluations = self.search.evaluations
-        counts, values = self.search.run_states([state], self.evaluate, deadline=deadline)
+        counts, values = self.search.run_states([state], self.evaluate, simulations=simulations, deadline=deadline)
         self.last_simulations = self.search.evaluations - evaluations
         self.last_value = float(values[0])
         return counts[0]
@@ -169,11 +174,12 @@ class AlphaZeroAgent:
             return []
         return self.search.principal_line(0, plies)
 
-    def act(self, state: Any) -> int:
-        """PUCT's most visited move; a tie goes to the move of higher prior. A short search visits many moves once (or
-        none, when the deadline came first), and the prior knows more than the order of the actions. Gumbel's move
-        is the best of the most visited by logit + completed Q (:attr:`BatchedSearch.chosen`)."""
-        counts = self.policy(state)
+    def act(self, state: Any, limit: Limit | None = None) -> int:
+        """The search's move within ``limit`` (:meth:`policy`). PUCT's: the most visited, a tie going to the move of
+        higher prior (a short search visits many moves once, or none when the deadline came first, and the prior
+        knows more than the order of the actions). Gumbel's: the best of the most visited by logit + completed Q
+        (:attr:`BatchedSearch.chosen`)."""
+        counts = self.policy(state, limit)
         if self.config.search == "gumbel":
             return int(self.search.chosen[0])
         legal = state.legal_actions()

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import check_seed, game_refusal
+from agents.base import Limit, check_seed, game_refusal
 from agents.ppo.checkpoint import open_checkpoint, policy_from_npz, read_config, read_tensor_member
 from agents.ppo.policy import Policy
 from agents.ppo.sb3 import LearnerView as LearnerView  # the public SB3 API documented at this path (docs/ppo.md)
@@ -113,7 +113,8 @@ class PPOAgent:
             "ppo:path=<run dir>/checkpoints/last.zip"
         )
 
-    def act(self, state: Any) -> int:
+    def act(self, state: Any, limit: Limit | None = None) -> int:
+        """The policy's move, at once (no search: ``limit`` changes nothing)."""
         if state.is_terminal:
             raise ValueError("the game is over: there is no move to play")
         game = game_of(state)

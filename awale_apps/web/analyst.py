@@ -12,7 +12,7 @@ from collections import OrderedDict
 from typing import Any
 
 from agents.analysis import analyse, engine_of
-from awale_apps.web.thinker import build_agent
+from awale_apps.web.thinker import build_agent, move_limit
 from awale_env.games import get_game
 
 #: Engines kept built in a worker, least recently used first (an alpha-beta table is up to 16 MB).
@@ -27,7 +27,7 @@ def _engine(spec: str, max_seconds: float) -> Any:
     key = (spec, max_seconds)
     engine = _engines.pop(key, None)
     if engine is None:
-        engine = build_agent(spec, ENGINE_SEED, max_seconds)
+        engine = build_agent(spec, ENGINE_SEED)
         engine_of(engine)  # ValueError for an agent that reports no analysis
     _engines[key] = engine
     while len(_engines) > KEPT_ENGINES:
@@ -43,7 +43,7 @@ def analyse_position(spec: str, max_seconds: float, state: dict[str, Any], plies
     position = game.state_type.from_dict(state)
     engine = _engine(spec, max_seconds)
     engine.reset(ENGINE_SEED)
-    result = analyse(engine, position, plies).to_dict()
+    result = analyse(engine, position, plies, move_limit(engine, max_seconds)).to_dict()
     probabilities = result["probabilities"]
     return {
         **result,

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from agents.base import Limit
 from awale_env.games import DEFAULT_GAME, game_of, get_game
 
 #: The agents of this worker process, least recently used first.
@@ -64,40 +65,35 @@ def warm_up() -> None:
 PROBE_SECONDS = 0.05
 
 
-def build_agent(spec: str, seed: int | None, max_seconds: float) -> Any:
-    """The agent of ``spec`` (seeded), its ``time`` capped at ``max_seconds``; AgentSpecError for one that cannot be
-    built here."""
-    from agents import AGENTS, AgentSpecError, make, parse_spec, reset_agent
+def build_agent(spec: str, seed: int | None) -> Any:
+    """The agent of ``spec`` (seeded); AgentSpecError for one that cannot be built here."""
+    from agents import AgentSpecError, make, reset_agent
 
     try:
         agent = make(spec) if seed is None else make(spec, seed=seed)
     except (ImportError, OSError) as error:  # an extra that is not installed, a checkpoint that cannot be read
         raise AgentSpecError(f"cannot build {spec!r} here: {error}") from None
-    # Every searching agent of the registry takes ``time`` (seconds per move), keeps it as ``agent.time`` and reads
-    # it at every move; capping it after construction keeps the agent's own default depth or simulations.
-    if "time" in AGENTS[parse_spec(spec)[0]].params:
-        agent.time = max_seconds if agent.time is None else min(agent.time, max_seconds)
     reset_agent(agent, seed)
     return agent
 
 
-def _probe(agent: Any, spec: str, seed: int | None, position: Any) -> None:
-    """Try the agent on ``position`` (a searching one for :data:`PROBE_SECONDS`), then reset it; AgentSpecError if
+def move_limit(agent: Any, max_seconds: float) -> Limit:
+    """The budget of ``agent``'s moves here, given with each move: its own time per move capped at ``max_seconds``
+    (its own depth or simulations stay; an agent that does not search ignores it)."""
+    own = getattr(agent, "time", None)
+    return Limit(time=max_seconds if own is None else min(own, max_seconds))
+
+
+def _probe(agent: Any, seed: int | None, position: Any) -> None:
+    """Try the agent on ``position`` (searching for :data:`PROBE_SECONDS` at most), then reset it; AgentSpecError if
     it cannot play that game (an agent refuses the States of games it does not play, e.g. a network trained on
     another game)."""
-    from agents import AGENTS, AgentSpecError, parse_spec, reset_agent
+    from agents import AgentSpecError, reset_agent
 
-    timed = "time" in AGENTS[parse_spec(spec)[0]].params
-    capped = agent.time if timed else None
-    if timed:
-        agent.time = PROBE_SECONDS
     try:
-        agent.act(position)
+        agent.act(position, Limit(time=PROBE_SECONDS))
     except Exception as error:
         raise AgentSpecError(f"{agent.name} cannot play {game_of(position).name}: {error}") from None
-    finally:
-        if timed:
-            agent.time = capped
     reset_agent(agent, seed)
 
 
@@ -125,13 +121,11 @@ def held_agents() -> dict[str, int]:
     return {game_id: search_bytes(agent) for game_id, agent in _agents.items()}
 
 
-def prepare(
-    game_id: str, spec: str, seed: int | None, max_seconds: float, limits: AgentLimits, state: dict[str, Any]
-) -> str:
+def prepare(game_id: str, spec: str, seed: int | None, limits: AgentLimits, state: dict[str, Any]) -> str:
     """Build the agent of a new game and try it on the game's first position ``state`` (a ``State.to_dict()``),
     raising ``AgentSpecError`` for a bad spec or an agent that does not play the game; return the agent's name."""
-    agent = build_agent(spec, seed, max_seconds)
-    _probe(agent, spec, seed, get_game(state["game"]).state_type.from_dict(state))
+    agent = build_agent(spec, seed)
+    _probe(agent, seed, get_game(state["game"]).state_type.from_dict(state))
     _keep(game_id, agent, limits)
     return str(agent.name)
 
@@ -145,9 +139,9 @@ def think(
     from its spec.
     """
     position = get_game(state["game"]).state_type.from_dict(state)
-    agent = _agents[game_id] if game_id in _agents else build_agent(spec, seed, max_seconds)
+    agent = _agents[game_id] if game_id in _agents else build_agent(spec, seed)
     start = time.perf_counter()
-    action = int(agent.act(position))
+    action = int(agent.act(position, move_limit(agent, max_seconds)))
     took = time.perf_counter() - start
     _keep(game_id, agent, limits)  # after the search: its tree has grown
     return action, took

@@ -103,7 +103,7 @@ async def create_game(request: NewGame, server: ServerDependency, http: Request)
         try:
             name = await server.thinkers.run(
                 worker, PREPARE_SECONDS, thinker.prepare,
-                game_id, spec, request.seed, server.max_think_seconds, server.agent_limits(), initial.to_dict(),
+                game_id, spec, request.seed, server.agent_limits(), initial.to_dict(),
             )  # fmt: skip
         except AgentSpecError as error:
             raise ApiError(400, f"bad opponent spec: {error}") from None
