@@ -260,14 +260,6 @@ class BoardState:
     # --- construction: what every game's ``initial``, ``from_position`` and ``from_dict`` build on -----------------
 
     @classmethod
-    def _new(cls, **slots: Any) -> Any:
-        """A State whose slot ``_name`` holds each keyword's value (checked values: the constructors check them)."""
-        state = object.__new__(cls)
-        for name, value in slots.items():
-            object.__setattr__(state, f"_{name}", value)
-        return state
-
-    @classmethod
     def _dict_fields(cls, data: Any, required: tuple[str, ...]) -> dict[str, Any]:
         """``data`` checked as the start of ``from_dict``: a dict of this game's position (its ``"game"``, if given,
         is this game's name) holding every field of ``required``; ValueError naming what is wrong."""

@@ -47,8 +47,16 @@ class State(BoardState):
         """The State of a position whose board and stores the rules may settle (a game without moves left)."""
         status = int(kernels.status(board, stores, to_move, ply, max_plies))
         legal = kernels.legal_bits(board, to_move) if status == kernels.ONGOING else 0
-        return cls._new(status=status, legal=legal, board=board, stores=(int(stores[0]), int(stores[1])),
-                        to_move=to_move, ply=ply, max_plies=max_plies, last_capture=last_capture)  # fmt: skip
+        state = object.__new__(cls)
+        state._status = status
+        state._legal = legal
+        state._board = board
+        state._stores = (int(stores[0]), int(stores[1]))
+        state._to_move = to_move
+        state._ply = ply
+        state._max_plies = max_plies
+        state._last_capture = last_capture
+        return state
 
     @classmethod
     def initial(cls, max_plies: int | None = DEFAULT_MAX_PLIES, seed: int | None = None) -> State:

@@ -48,8 +48,16 @@ class State(BoardState):
 
     @classmethod
     def _make(cls, seeds, stores, to_move, ply, max_plies, status, legal, last_capture) -> State:
-        return cls._new(seeds=seeds, stores=stores, to_move=to_move, ply=ply, max_plies=max_plies, status=status,
-                        legal=legal, last_capture=last_capture)  # fmt: skip
+        state = object.__new__(cls)
+        state._seeds = seeds
+        state._stores = stores
+        state._to_move = to_move
+        state._ply = ply
+        state._max_plies = max_plies
+        state._status = status
+        state._legal = legal
+        state._last_capture = last_capture
+        return state
 
     # --- construction -----------------------------------------------------------------------------------------
 

@@ -51,8 +51,17 @@ class EditionState(BoardState):
 
     @classmethod
     def _make(cls, seeds, stores, to_move, ply, max_plies, rules, status, legal, last_capture) -> EditionState:
-        return cls._new(seeds=seeds, stores=stores, to_move=to_move, ply=ply, max_plies=max_plies, rules=rules,
-                        status=status, legal=legal, last_capture=last_capture)  # fmt: skip
+        state = object.__new__(cls)
+        state._seeds = seeds
+        state._stores = stores
+        state._to_move = to_move
+        state._ply = ply
+        state._max_plies = max_plies
+        state._rules = rules
+        state._status = status
+        state._legal = legal
+        state._last_capture = last_capture
+        return state
 
     # --- what each edition's kernels answer -------------------------------------------------------------------
 

@@ -115,8 +115,17 @@ class State(BoardState):
 
     @classmethod
     def _make(cls, pits, to_move, ply, rules, status, legal, last_pit=None, laps=None, last_capture=0) -> State:
-        return cls._new(pits=pits, to_move=to_move, ply=ply, rules=rules, status=status, legal=legal,
-                        last_pit=last_pit, laps=laps, last_capture=last_capture)  # fmt: skip
+        state = object.__new__(cls)
+        state._pits = pits
+        state._to_move = to_move
+        state._ply = ply
+        state._rules = rules
+        state._status = status
+        state._legal = legal
+        state._last_pit = last_pit
+        state._laps = laps
+        state._last_capture = last_capture
+        return state
 
     @classmethod
     def _settled(cls, pits: np.ndarray, to_move: int, ply: int, rules: Rules) -> State:

@@ -80,8 +80,17 @@ class State(BoardState):
         """The State of a position whose board and stores the end rules may settle (rules 8-9)."""
         status = int(core.status(board, stores, ply, max_plies))
         legal = int(core.legal_bits(board, to_move)) if status == core.ONGOING else 0
-        return cls._new(board=board, stores=(int(stores[0]), int(stores[1])), to_move=to_move, ply=ply,
-                        max_plies=max_plies, rules=rules, status=status, legal=legal, last_capture=gained)  # fmt: skip
+        state = object.__new__(cls)
+        state._board = board
+        state._stores = (int(stores[0]), int(stores[1]))
+        state._to_move = to_move
+        state._ply = ply
+        state._max_plies = max_plies
+        state._rules = rules
+        state._status = status
+        state._legal = legal
+        state._last_capture = gained
+        return state
 
     # --- construction -----------------------------------------------------------------------------------------
 

@@ -160,8 +160,18 @@ class State(BoardState):
         status = packed & ((1 << core.STATUS_BITS) - 1)
         # once the game is over the repetition set no longer matters; dropping it keeps equal results equal
         seen = seen if status == core.ONGOING else frozenset()
-        return cls._new(pits=pits, stores=stores, to_move=to_move, ply=ply, max_plies=max_plies, rules=rules,
-                        status=status, legal=packed >> core.STATUS_BITS, seen=seen, last_capture=last)  # fmt: skip
+        state = object.__new__(cls)
+        state._pits = pits
+        state._stores = stores
+        state._to_move = to_move
+        state._ply = ply
+        state._max_plies = max_plies
+        state._rules = rules
+        state._status = status
+        state._legal = packed >> core.STATUS_BITS
+        state._seen = seen
+        state._last_capture = last
+        return state
 
     @classmethod
     def _settled(cls, board, stores, to_move, ply, max_plies, rules) -> State:
