@@ -2,9 +2,10 @@
 pool's workers, a tournament's games and AlphaZero's self-play would otherwise play on for minutes (and keep the
 students' programs they started running) after their parent is gone. Each worker calls :func:`die_with_parent` first
 thing: the imitation trainer's and PPO's cloning pool (:func:`training.alphazero.imitation.worker_pool`), the
-arena's and a tournament's workers (:mod:`competition.pool`) and AlphaZero's self-play processes
-(:mod:`training.alphazero.selfplay_pool`). The guard of a tournament's programs does the same from its own source
-(:data:`competition.programs.GUARD_SOURCE`, which runs without the toolkit).
+arena's and a tournament's workers (:mod:`competition.pool`), AlphaZero's self-play processes
+(:mod:`training.alphazero.selfplay_pool`) and PPO's env workers of ``--vec-env subproc`` (:mod:`training.ppo.pool`).
+The guard of a tournament's programs does the same from its own source (:data:`competition.programs.GUARD_SOURCE`,
+which runs without the toolkit).
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ snapshots of the learner), the envs that play against it, and the evaluation gam
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -18,6 +19,7 @@ import agents
 from agents.ppo import PPOAgent
 from agents.ppo.policy import Policy
 from agents.ppo.sb3 import sb3_env
+from competition.parent_death import die_with_parent
 from competition.pool import workers_ignore_interrupts
 from training.ppo.config import Args
 
@@ -98,8 +100,14 @@ class PoolEnv(gymnasium.Wrapper):
         self.pool.add(step, net)
 
 
-def make_env(pool: OpponentPool, args: Args, seed: int) -> Callable[[], gymnasium.Env]:
+def make_env(pool: OpponentPool, args: Args, seed: int, learner: int | None = None) -> Callable[[], gymnasium.Env]:
+    """What builds one learner's env; in a worker process of ``--vec-env subproc`` (``learner``: the learner's pid),
+    that process dies with the learner (:func:`die_with_parent`), even in the middle of a step: a learner killed
+    with SIGKILL would otherwise leave its workers stepping games (an MCTS league thinking) until their step ends."""
+
     def build() -> gymnasium.Env:
+        if learner is not None:
+            die_with_parent(learner)
         torch.set_num_threads(args.torch_threads)  # in a worker process: its snapshots play on as many threads
         env = sb3_env(args.game, PoolOpponent(pool, seed), args.features, args.shaping, "random", args.max_plies)
         return PoolEnv(env, pool)
@@ -110,10 +118,10 @@ def make_env(pool: OpponentPool, args: Args, seed: int) -> Callable[[], gymnasiu
 def learner_envs(pool: OpponentPool, args: Args, seed: int) -> VecEnv:
     """The ``args.n_envs`` games the learner plays, stepped in its own process (``--vec-env dummy``: one pool for
     all) or each in a worker process (``subproc``: started with Ctrl-C ignored, which reaches the learner alone;
-    :func:`close_envs` ends them, and a worker whose learner died ends with its pipe)."""
-    builders = [make_env(pool, args, seed * 1000 + i) for i in range(args.n_envs)]
+    :func:`close_envs` ends them, and a worker dies with its learner however the learner ends)."""
     if args.vec_env == "dummy":
-        return DummyVecEnv(builders)
+        return DummyVecEnv([make_env(pool, args, seed * 1000 + i) for i in range(args.n_envs)])
+    builders = [make_env(pool, args, seed * 1000 + i, learner=os.getpid()) for i in range(args.n_envs)]
     with workers_ignore_interrupts():
         return SubprocVecEnv(builders, start_method="spawn")  # spawn: a new process keeps the ignored Ctrl-C
 
