@@ -2,8 +2,10 @@
 
 The protocol, one line each way per move: the first player receives ``START``, then each player receives the
 opponent's last move (``3R``, ``12TB``) and answers with its own on one flushed line, and nothing else on standard
-output; the seat is the program's last argument, ``JoueurA`` (or ``1``: the player who moves first, player 1 of the
-rules, player 0 of the code in every game where the rules fix who starts) or ``JoueurB`` (``2``).
+output (in a game whose move can give another turn, Kalah, the mover writes its next move at once, unasked, and the
+opponent receives each of its moves, one line each); the seat is the program's last argument, ``JoueurA`` (or
+``1``: the player who moves first, player 1 of the rules, player 0 of the code in every game where the rules fix who
+starts) or ``JoueurB`` (``2``).
 
 The course's referee checks nothing and never sends ``END``: a game ends with someone's ``RESULT`` line. So the bot
 answers a move that ends the game with ``RESULT <that move> <score of JoueurA> <score of JoueurB>`` and exits 0; with
@@ -172,6 +174,9 @@ class BotGame:
                 return True
         while not self.state.is_terminal and self._to_move_is_bot():
             self._own_move(arrived)
+            arrived = time.monotonic()  # another turn (Kalah): the referee times the next move from this one's line
+            self.clock = "its previous move"
+        self.clock = "its line"
         return False
 
     def _check_first_line(self, line: str) -> None:
@@ -217,7 +222,6 @@ class BotGame:
         self.history.append(move)
         self.state = after
         self.log(f"ply {after.ply}: {move} from {source}, {time.monotonic() - arrived:.2f} s after {self.clock}")
-        self.clock = "its line"
 
     def _refusal(self, error: ProtocolError) -> str:
         """The ``RESULT REFUSED`` line of ``error``, for a teacher who reads the referee's output alone: the line,

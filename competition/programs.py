@@ -279,15 +279,19 @@ class Program:
             self.stderr.write(f"\n[{dropped} more bytes of standard error dropped]\n".encode())
             self.stderr.flush()
 
-    def ask(self, message: str, state: Any, allowed: float, limit: str) -> tuple[str, float]:
-        """Send ``message`` (the program's turn has come in ``state``) and wait for its answer: the line and the
-        seconds it took; Fault for output when none was due, a crash, or no answer within ``allowed`` seconds
-        (``limit`` says how they add up)."""
-        extra = self.unread()
-        if extra is not None:
-            raise Fault("extra_output", f"wrote {extra} when no answer was due", extra)
+    def ask(self, lines: list[str], state: Any, allowed: float, limit: str) -> tuple[str, float]:
+        """Send ``lines`` (``START``, or the opponent's moves since this program's last one: one line each) now that
+        its turn has come in ``state``, and wait for its answer: the line and the seconds it took; Fault for output
+        when none was due, a crash, or no answer within ``allowed`` seconds (``limit`` says how they add up). No
+        lines: the program moves again (its move gave it another turn) and writes its next move unasked, which may
+        have arrived already."""
+        if lines:
+            extra = self.unread()
+            if extra is not None:
+                raise Fault("extra_output", f"wrote {extra} when no answer was due", extra)
         sent = time.perf_counter()  # before writing: the answer may arrive before the write returns
-        self.send(message)
+        for line in lines:
+            self.send(line)
         return self.answer(sent, allowed, limit)
 
     def send(self, line: str) -> None:
@@ -397,7 +401,7 @@ class AgentPlayer:
         self.agent, self.game = agent, game
         self.answers = 0
 
-    def ask(self, message: str, state: Any, allowed: float, limit: str) -> tuple[str, float]:
+    def ask(self, lines: list[str], state: Any, allowed: float, limit: str) -> tuple[str, float]:
         started = time.perf_counter()
         try:
             action = self.agent.act(state)
@@ -513,15 +517,17 @@ class RefereedGame:
         try:
             for seat in (0, 1):
                 players.append(self.start(report.seats[seat] - 1, self.seat_arguments[seat]))
-            message = "START"
+            unseen: tuple[list[str], list[str]] = (["START"], [])  # what each seat has not been sent yet
             while not self.state.is_terminal:
                 seat = self.players.index(self.state.to_move)
                 try:
-                    message, self.state = self._move(players[seat], seat, message)
+                    move, self.state = self._move(players[seat], seat, unseen[seat])
                 except Fault as fault:
                     self._forfeit(players[seat], seat, fault)
                     break
-                report.moves.append(message)
+                unseen[seat].clear()
+                unseen[1 - seat].append(move)
+                report.moves.append(move)
                 report.movers.append(seat)
             else:
                 winner = self.state.winner
@@ -538,13 +544,14 @@ class RefereedGame:
         report.plies = self.state.ply
         return report
 
-    def _move(self, player: Player, seat: int, message: str) -> tuple[str, Any]:
-        """Send ``message`` to the player at ``seat``, whose turn it is, and check its answer: the move as the
-        player wrote it and the position after it; Fault for anything the protocol or the rules do not allow."""
+    def _move(self, player: Player, seat: int, lines: list[str]) -> tuple[str, Any]:
+        """Send ``lines`` to the player at ``seat``, whose turn it is (``START``, the opponent's moves since its last
+        one, or none when its own move gave it another turn), and check its answer: the move as the player wrote it
+        and the position after it; Fault for anything the protocol or the rules do not allow."""
         first = player.answers == 0
         allowed = self.seconds + (self.startup if first else 0.0)
         limit = f"{allowed:g} s ({self.seconds:g} s + {self.startup:g} s of start-up)" if first else f"{allowed:g} s"
-        line, took = player.ask(message, self.state, allowed, limit)
+        line, took = player.ask(lines, self.state, allowed, limit)
         number = self.report.seats[seat]
         if first:
             self.report.first_answer[number - 1] = took
@@ -555,7 +562,7 @@ class RefereedGame:
             move, action, claim = check_answer(self.game, self.state, line)
         except Fault as fault:
             words = line.split()
-            last = self.report.moves[-1] if self.report.moves else None
+            last = lines[-1] if lines and self.report.moves else None  # the opponent's last move, if sent
             if fault.kind == "illegal" and words[:1] == ["RESULT"] and len(words) == 4 and words[1] == last:
                 a, b = self.scores(self.state)  # not its own move: it says the opponent's last move ended the game
                 raise Fault("false_result", f"answered {quoted} as if the opponent's {last} had ended the game, but "
