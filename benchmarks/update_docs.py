@@ -40,13 +40,18 @@ MARKER = re.compile(
     re.S,
 )
 OPENING = re.compile(r"<!-- (figure|source|table):")
-#: What a measured figure looks like in prose: a speed (``465 moves/s``, ``4,340 games/hour``) or a match's result
-#: (``113-2-85 (57.0 %)``, ``98.8 % of 200 games``). Outside a figure marker, one must stand in a paragraph that names
-#: its result file (a ``benchmarks/results/`` path or a source marker), else ``--check`` fails.
+#: What a measured figure looks like in prose: a speed (``465 moves/s``, ``4,340 games/hour``), a match's result
+#: (``113-2-85 (57.0 %)``, ``98.8 % of 200 games``) or any other percentage (:data:`NOT_MEASURED` aside). Outside a
+#: figure marker and code, one must stand in a paragraph that names its result file (a ``benchmarks/results/`` path or
+#: a source marker; a table's caption names them for it), else ``--check`` fails.
 MEASURED = re.compile(
     r"\d[\d,.]*[kM]? (?:moves|steps|plies|simulations|nodes|games|evaluations)/s|\d[\d,.]*[kM]? games/hour"
     r"|\b\d+-\d+-\d+ \(\d[\d.]*(?: ?%)?|\d+(?:\.\d)? % of \d[\d,]* games"
+    r"|(?<![\w.-])(?:\d+(?:\.\d+)?-)?\d+(?:\.\d+)? ?%"  # any percentage: a score, a share, a rate of agreement
 )
+#: The percentages that are no measurement: the confidence level of an interval (``95 % interval``, ``95 % CI``,
+#: ``[95 %]``). A setting is written as the fraction its option takes (``--pool-random 0.1``), never as a percentage.
+NOT_MEASURED = re.compile(r"\b95 %(?= (?:confidence|intervals?|CI)\b|\])")
 FILED = ("benchmarks/results/", "<!-- source:", "<!-- table:")
 
 
@@ -372,18 +377,28 @@ def update_text(text: str, where: str, cache: dict[str, Result]) -> tuple[str, l
 
 
 def unfiled(text: str, where: str) -> list[str]:
-    """The measured figures (:data:`MEASURED`) of ``text`` outside figure markers in a paragraph (or list item) that
-    names no result file: a claim nothing stands behind."""
+    """The measured figures (:data:`MEASURED`) of ``text`` outside figure markers and code in a paragraph (or list
+    item) that names no result file, nor, for a table, in the paragraph just before it (its caption): a claim
+    nothing stands behind."""
     found = []
-    blanked = re.sub(r"```.*?```", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)  # code: commands
-    blanked = MARKER.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)) if m["kind"] == "figure" else m.group(0), blanked)
-    start = 0
+
+    def blank(match: re.Match[str]) -> str:
+        return re.sub(r"[^\n]", " ", match.group(0))
+
+    blanked = re.sub(r"```.*?```", blank, text, flags=re.S)  # code blocks: commands
+    blanked = MARKER.sub(lambda m: blank(m) if m["kind"] == "figure" else m.group(0), blanked)
+    prose = NOT_MEASURED.sub(blank, re.sub(r"`[^`]*`", blank, blanked))  # inline code: options, what a program prints
+    start, caption_filed = 0, False
     for paragraph in re.split(r"(\n\s*\n|\n(?=\s*- ))", blanked):
-        if not any(mark in paragraph for mark in FILED):
-            for match in MEASURED.finditer(paragraph):
-                line = blanked.count("\n", 0, start + match.start()) + 1
+        filed = any(mark in paragraph for mark in FILED)
+        table = paragraph.strip().startswith("|")
+        if not filed and not (table and caption_filed):
+            for match in MEASURED.finditer(prose, start, start + len(paragraph)):
+                line = blanked.count("\n", 0, match.start()) + 1
                 found.append(f"{where}:{line}: {match.group(0)!r} has no result file: put it in a figure marker or "
                              "name its file (benchmarks/results/...) beside it")  # fmt: skip
+        if paragraph.strip():
+            caption_filed = filed or (table and caption_filed)  # a table split in several keeps its caption
         start += len(paragraph)
     return found
 
