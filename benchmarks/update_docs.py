@@ -10,7 +10,8 @@ result under benchmarks/results/ without its suffix: ``engine`` is ``engine.json
 
 - ``<!-- figure:FILE#KEY|FORMAT -->10.7M<!-- /figure -->``: one figure. KEY is a key of the file's figures (nested
   keys joined by dots: ``self_play.moves_per_s``); in an arena folder an agent spec (its standing) or ``A vs B``
-  (their pair's games, from A's side); in a match's file (benchmarks/match.py) ``match`` is its W-D-L. FORMAT
+  (their pair's games, from A's side); in a match's file (benchmarks/match.py) ``match`` is its W-D-L and
+  ``score_interval`` its score with its 95 % interval (format ``interval``: ``58.0 % [51.3, 64.7]``). FORMAT
   (optional) is one of :data:`FORMATS`.
 - ``<!-- source:FILE -->...<!-- /source -->``: where FILE's figures come from: command, date, machine, load. A doc
   that shows a figure of FILE credits FILE with a source marker or a table of it.
@@ -92,6 +93,8 @@ def load(name: str, cache: dict[str, Result]) -> Result:
         figures = flatten(record["figures"])
         if {"wins", "draws", "losses"} <= figures.keys():  # a match (benchmarks/match.py): its W-D-L as one figure
             figures["match"] = {key: figures[key] for key in ("wins", "draws", "losses")}
+        if {"score", "score_low", "score_high"} <= figures.keys():  # its score with the 95 % interval, as one figure
+            figures["score_interval"] = (figures["score"], figures["score_low"], figures["score_high"])
         result = Result(name, figures, record["provenance"])
     elif (folder / "results.json").is_file():
         arena = json.loads((folder / "results.json").read_text())
@@ -142,6 +145,7 @@ FORMATS: dict[str, Callable[[Any], str]] = {
     "score": score,  # 72.5 %
     "wdl_score": lambda g: f"{wdl(g)} ({score(g)})",
     "elo": lambda g: f"{g['elo']:.0f} [{g['elo_low']:.0f}, {g['elo_high']:.0f}]",
+    "interval": lambda v: f"{100 * v[0]:.1f} % [{100 * v[1]:.1f}, {100 * v[2]:.1f}]",  # a match's score_interval
 }
 
 

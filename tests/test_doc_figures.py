@@ -67,6 +67,13 @@ def test_check_fails_on_a_percentage_with_no_file_but_not_on_a_confidence_level_
     assert [line.split(":")[1] for line in missing] == ["1", "19", "21", "21"]
 
 
+def test_a_match_file_gives_its_wdl_its_score_and_its_score_with_the_interval():
+    result = update_docs.load("ppo/ring/tactics/t2_002150400_mcts0.1_200games", {})
+    assert update_docs.figure_text(result, "match", "wdl") == "111-10-79"
+    assert update_docs.figure_text(result, "match", "score") == "58.0 %"
+    assert update_docs.figure_text(result, "score_interval", "interval") == "58.0 % [51.3, 64.7]"
+
+
 def test_update_docs_check_runs_as_a_command():
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "update_docs.py"), "--check"],
                           capture_output=True, text=True, timeout=300)  # fmt: skip
