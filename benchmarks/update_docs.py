@@ -42,13 +42,14 @@ MARKER = re.compile(
 )
 OPENING = re.compile(r"<!-- (figure|source|table):")
 #: What a measured figure looks like in prose: a speed (``465 moves/s``, ``4,340 games/hour``), a match's result
-#: (``113-2-85 (57.0 %)``, ``98.8 % of 200 games``) or any other percentage (:data:`NOT_MEASURED` aside). Outside a
-#: figure marker and code, one must stand in a paragraph that names its result file (a ``benchmarks/results/`` path or
-#: a source marker; a table's caption names them for it), else ``--check`` fails.
+#: (``113-2-85 (57.0 %)``, ``98.8 % of 200 games``, any W-D-L) or any other percentage (:data:`NOT_MEASURED` aside).
+#: Outside a figure marker and code, one must stand in a paragraph that names its result file (a
+#: ``benchmarks/results/`` path or a source marker; a table's caption names them for it), else ``--check`` fails.
 MEASURED = re.compile(
     r"\d[\d,.]*[kM]? (?:moves|steps|plies|simulations|nodes|games|evaluations)/s|\d[\d,.]*[kM]? games/hour"
     r"|\b\d+-\d+-\d+ \(\d[\d.]*(?: ?%)?|\d+(?:\.\d)? % of \d[\d,]* games"
     r"|(?<![\w.-])(?:\d+(?:\.\d+)?-)?\d+(?:\.\d+)? ?%"  # any percentage: a score, a share, a rate of agreement
+    r"|(?<![\w.-])(?!20\d\d-\d\d-\d\d)\d+-\d+-\d+(?![\w.-])"  # any wins-draws-losses (not a date)
 )
 #: The percentages that are no measurement: the confidence level of an interval (``95 % interval``, ``95 % CI``,
 #: ``[95 %]``). A setting is written as the fraction its option takes (``--pool-random 0.1``), never as a percentage.

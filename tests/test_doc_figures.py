@@ -47,15 +47,16 @@ def test_check_fails_on_a_measured_figure_with_no_file_beside_it():
 
 
 def test_check_fails_on_a_percentage_with_no_file_but_not_on_a_confidence_level_code_or_a_filed_table():
-    """Any percentage is a measured figure (a share, a rate of agreement, a score), but for the confidence level of an
-    interval and what code shows; a table is filed by the paragraph before it, over several tables in a row."""
+    """Any percentage (a share, a rate of agreement, a score) or W-D-L is a measured figure, but for the confidence
+    level of an interval, a date and what code shows; a table is filed by the paragraph before it, over several
+    tables in a row."""
     text = (
         "The policy plays the teacher's move in 66.4 % of positions; Elo with 95 % intervals, [95 %] and 95 % CI.\n\n"
         "The progress line reads `ppo: 40,960 moves (3%) random=100%`.\n\n"
         "Screened (`benchmarks/results/ppo/x_*.json`):\n\n| moves | score |\n| --- | --- |\n| 1M | 77.0 % |\n\n"
         "| moves | score |\n| --- | --- |\n| 2M | 78.5 % |\n\n"
         "Uncaptioned:\n\n| moves | score |\n| --- | --- |\n| 3M | 80-82 % |\n\n"
-        "- random (10 %), 95 % of the moves\n"
+        "- random (10 %), 95 % of the moves\n- went 12-1-7 on 2026-11-25\n"
     )
     missing = update_docs.unfiled(text, "doc.md")
     assert [line.split(": ", 1)[1].split(" has")[0] for line in missing] == [
@@ -63,8 +64,9 @@ def test_check_fails_on_a_percentage_with_no_file_but_not_on_a_confidence_level_
         "'80-82 %'",
         "'10 %'",
         "'95 %'",
+        "'12-1-7'",
     ]
-    assert [line.split(":")[1] for line in missing] == ["1", "19", "21", "21"]
+    assert [line.split(":")[1] for line in missing] == ["1", "19", "21", "21", "22"]
 
 
 def test_a_match_file_gives_its_wdl_its_score_and_its_score_with_the_interval():
