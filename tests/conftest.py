@@ -67,6 +67,7 @@ def config_id(config: tuple[Game, dict[str, Any]]) -> str:
 #: suite on 2 cores at a load average of 10-15 (2026-11-25, about 3 s of CPU time or more each).
 SLOW: tuple[str, ...] = (
     "tests/games/awale16_editions/test_editions_nojit.py::test_pure_python_fallback_is_identical",
+    "tests/robustness/test_ppo_env_workers.py",
     "tests/test_agents_games.py::test_alphabeta_avoids_a_move_that_loses_at_once",
     "tests/test_agents_games.py::test_alphabeta_value_equals_plain_minimax",
     "tests/test_agents_games.py::test_every_agent_plays_legal_complete_games",
