@@ -172,7 +172,8 @@ def test_config_rejects_bad_values():
     with pytest.raises(ValueError, match="gate_games must be even"):
         AlphaZeroConfig(gate_games=5)
     for options, message in (
-        ({"simulations": 0}, "--simulations must be an integer from 1 to 1,000,000, got 0"),
+        ({"simulations": 0}, "--simulations must be a positive integer, got 0"),
+        ({"simulations": 10**7}, "--simulations must be at most 1,000,000, got 10000000"),
         ({"search": "uct"}, "--search must be one of puct, gumbel, got 'uct'"),
         ({"c_puct": 0.0}, r"--c-puct must be a finite number > 0, got 0.0"),
         ({"noise_fraction": 1.5}, r"--noise-fraction must be in \[0, 1\], got 1.5"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import math
+import os
 import shutil
 import subprocess
 import sys
@@ -182,3 +183,19 @@ def test_help_shows_each_option_s_bounds(tmp_path):
     done = awale("train", "imitation", "--help", cwd=tmp_path)
     text = " ".join(done.stdout.replace("│", " ").split())
     assert done.returncode == 0 and "(default: 6; from 1 to" in text and "(default: 0; from 0 to 4294967295)" in text
+    assert "(default: runs/imitation-<game>)" in text
+
+
+def test_help_shows_the_search_settings_bounds_and_each_help_as_one_paragraph(tmp_path):
+    """AlphaZero's search settings declare their bounds in the agents' layer (no tyro there); --help shows them as it
+    shows the trainer's own, and a help wrapped over lines in the source reads as one paragraph."""
+    wide = {**os.environ, "COLUMNS": "400"}  # no help wraps: a break in one is the source's
+    done = subprocess.run([AWALE, "train", "alphazero", "--help"], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path, env=wide)  # fmt: skip
+    text = " ".join(done.stdout.replace("│", " ").split())
+    assert done.returncode == 0 and "(default: runs/alphazero-<game>)" in text
+    for shown in ("(default: 100; from 1 to 1000000)", "(default: 1.5; a finite number > 0)",
+                  "(default: 16; from 1 to 256)", "(default: 50.0; in [0, 1000000])"):  # fmt: skip
+        assert shown in text, shown
+    wrapped = "sequential halving over the simulations, completed Q-values"
+    assert any(wrapped in line for line in done.stdout.splitlines())

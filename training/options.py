@@ -14,32 +14,10 @@ from typing import Annotated, Any
 import tyro
 
 from agents.alphazero.network import NETWORK_LIMITS, NetworkConfig
-from agents.alphazero.search_config import Bounds
+from agents.bounds import Bounds
 from awale_env.games import DEFAULT_GAME, GAMES
 from training import runs
-
-
-@dataclass(frozen=True)
-class Hint:
-    """What ``--help`` says after an option's help: its default (``default``: a text for one computed when the run
-    starts, else tyro's label of the value) and what it allows (``bounds``)."""
-
-    default: str | None = None
-    bounds: Bounds | None = None
-    integer: bool = True
-
-    def __call__(self, label: str) -> str:
-        notes = [f"default: {self.default or label}"]
-        if self.bounds is not None:
-            notes.append(self.allowed())
-        return f"({'; '.join(notes)})"
-
-    def allowed(self) -> str:
-        """What the bounds allow, in words."""
-        least, most = self.bounds.least, self.bounds.most
-        if not self.integer:
-            return self.bounds.text()
-        return f"at least {least}" if most == math.inf else f"from {least} to {most}"
+from training.option_help import Hint
 
 
 def bounded(least: float, most: float = math.inf, *, open: bool = False, integer: bool = True,
@@ -68,17 +46,11 @@ def check_run_options(config: Any) -> None:
         value, bounds = getattr(config, name), hint.bounds
         if value is None or bounds is None:
             continue  # None: the option's computed default
-        if not hint.integer:  # a float's message names its bounds whatever is wrong (nan, a string...)
-            number = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-            if not (number and bounds.least <= value <= bounds.most and not (bounds.open and value == bounds.least)):
-                raise ValueError(f"{runs.option(name)} must be {bounds.text()}, got {runs.excerpt(value)}")
-        elif isinstance(value, int) and not isinstance(value, bool):  # another type: check_types names it
-            if value > bounds.most:
-                raise ValueError(f"{runs.option(name)} must be at most {bounds.most:,}, got {runs.excerpt(value)}")
-            if value < bounds.least:
-                wanted = {0: "must not be negative", 1: "must be a positive integer"}.get(bounds.least)
-                raise ValueError(f"{runs.option(name)} {wanted or f'must be at least {bounds.least:,}'}, got "
-                                 f"{runs.excerpt(value)}")  # fmt: skip
+        if hint.integer and (isinstance(value, bool) or not isinstance(value, int)):
+            continue  # another type: check_types names it
+        refusal = bounds.refusal(value, hint.integer)
+        if refusal is not None:
+            raise ValueError(f"{runs.option(name)} {refusal}, got {runs.excerpt(value)}")
     runs.check_types(config)
     if config.game not in GAMES:
         raise ValueError(f"--game must be one of {', '.join(GAMES)}, got {config.game!r}")
@@ -97,25 +69,27 @@ class RunOptions:
 
     game: Annotated[str, tyro.conf.arg(help=f"the game to learn: {', '.join(GAMES)}")] = DEFAULT_GAME
     run_dir: Annotated[str | None, runs.computed_default("runs/<trainer>-<game>", "DIR")] = None
-    """the run's directory: config.json, its checkpoints, metrics and TensorBoard events (tb/)"""
+    """the run's directory: its options (config.json), checkpoints, metrics and TensorBoard events (tb/); a new run
+    needs one without a run in it"""
     resume: bool = False
     seed: Seed = 0
-    """seed of everything the run draws at random"""
+    """seed of everything the run draws at random (weights, games, samples; each worker's seed derived from it)"""
     progress: bool = True
     """show progress: a bar on a terminal, plain lines in a log"""
 
 
 @dataclass
 class NetworkOptions:
-    """The shape of the network a trainer makes (:class:`agents.alphazero.network.RingNet`), options of every trainer
-    of one; the trainer's configuration names the ``game``."""
+    """The shape of the ring network a trainer makes (:class:`agents.alphazero.network.RingNet`: AlphaZero's, and
+    PPO's with ``--network ring``), the same options in every trainer; the trainer's configuration names the
+    ``game``."""
 
     channels: Annotated[int, bounded(1, NETWORK_LIMITS["channels"])] = 64
-    """convolution channels of the residual trunk"""
+    """convolution channels of the ring network's residual trunk"""
     blocks: Annotated[int, bounded(1, NETWORK_LIMITS["blocks"])] = 4
-    """residual blocks"""
+    """residual blocks of the ring network"""
     value_hidden: Annotated[int, bounded(1, NETWORK_LIMITS["value_hidden"])] = 64
-    """hidden units of the value head"""
+    """hidden units of the ring network's value head"""
 
     def network_config(self) -> NetworkConfig:
         return NetworkConfig(channels=self.channels, blocks=self.blocks, value_hidden=self.value_hidden, game=self.game)

@@ -45,6 +45,7 @@ from agents.extras import MissingExtraError
 from agents.registry import format_spec
 from awale_env.errors import CheckpointError
 from competition import interrupts
+from training import option_help
 
 CONFIG_FILE = "config.json"
 #: The keys of config.json that say which trainer made the run, and the format of its directory; never an option.
@@ -86,7 +87,7 @@ def play_spec(agent: str, path: str | Path) -> str:
 def computed_default(text: str, metavar: str) -> Any:
     """tyro metadata for an option whose default (None) is computed when the run starts: ``--help`` shows ``text`` as
     its default instead of ``None``, and ``metavar`` instead of ``{None}|...``."""
-    return tyro.conf.arg(metavar=metavar, help_behavior_hint=f"(default: {text})")
+    return tyro.conf.arg(metavar=metavar, help_behavior_hint=option_help.Hint(text))
 
 
 def resume_option(resumable: tuple[str, ...]) -> Any:
@@ -403,28 +404,33 @@ def parse(trainer: Trainer, argv: list[str] | None, description: str) -> Any:
     """The trainer's options from the command line; with ``--resume``, the options the run saved stand in for the
     defaults, so a resume needs only the options it changes."""
     parse_args = {"args": argv, "description": description, "prog": trainer.command}
-    config = _command_line(trainer.config_type, **parse_args)
-    if config.resume:
-        run_dir = Path(trainer.resolve(config).run_dir)
-        check_run_kind(trainer.name, run_dir, resume=True)
-        saved = trainer.saved(run_dir)
-        if saved is not None:
-            source = run_dir / CONFIG_FILE if (run_dir / CONFIG_FILE).exists() else run_dir
-            default = from_saved(trainer.config_type, saved, source, trainer.resolve, run_dir=config.run_dir,
-                                 resume=True)  # fmt: skip
-            config = _command_line(trainer.config_type, default=default, **parse_args)
+    token = option_help.TRAINER.set(trainer.name)
+    try:
+        config = _command_line(trainer.config_type, **parse_args)
+        if config.resume:
+            run_dir = Path(trainer.resolve(config).run_dir)
+            check_run_kind(trainer.name, run_dir, resume=True)
+            saved = trainer.saved(run_dir)
+            if saved is not None:
+                source = run_dir / CONFIG_FILE if (run_dir / CONFIG_FILE).exists() else run_dir
+                default = from_saved(trainer.config_type, saved, source, trainer.resolve, run_dir=config.run_dir,
+                                     resume=True)  # fmt: skip
+                config = _command_line(trainer.config_type, default=default, **parse_args)
+    finally:
+        option_help.TRAINER.reset(token)
     return config
 
 
 def _command_line(config_type: type, **parse_args: Any) -> Any:
-    """tyro's configuration of the command line, its ``__post_init__`` checks run after tyro (:data:`_parsing`); an
+    """tyro's configuration of the command line (its help as :mod:`training.option_help` shows it), its
+    ``__post_init__`` checks run after tyro (:data:`_parsing`); an
     option tyro cannot parse (a word for a number, an unknown option) is a ValueError of one line naming it, not
     tyro's box (:func:`tyro_error`)."""
     token = _parsing.set(True)
     printed = io.StringIO()
     try:
         with contextlib.redirect_stderr(printed):
-            config = tyro.cli(config_type, **parse_args)
+            config = tyro.cli(config_type, registry=option_help.REGISTRY, **parse_args)
     except SystemExit as exit:
         if exit.code not in (0, None):
             raise ValueError(tyro_error(printed.getvalue(), parse_args["prog"])) from None

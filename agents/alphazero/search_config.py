@@ -5,31 +5,15 @@ self-play workers receive.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any, Literal, NamedTuple, get_args
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any, Literal, get_args
+
+from agents.bounds import Bounds, field_bounds, setting
 
 #: The selection rules of the search: AlphaZero's PUCT, and Gumbel AlphaZero's (Danihelka et al., ICLR 2022).
 Rule = Literal["puct", "gumbel"]
 RULES: tuple[str, ...] = get_args(Rule)
-
-
-class Bounds(NamedTuple):
-    """What a numeric setting allows: from ``least`` (excluded when ``open``) to ``most``."""
-
-    least: float
-    most: float = math.inf
-    open: bool = False
-
-    def text(self) -> str:
-        if self.most == math.inf:
-            return f"a finite number {'>' if self.open else '>='} {self.least:g}"
-        return f"in {'(' if self.open else '['}{self.least:g}, {self.most:g}]"
-
-
-def _setting(default: Any, bounds: Bounds | None = None) -> Any:
-    return field(default=default, metadata={"bounds": bounds})
 
 
 #: The settings a network plays by as it was trained (a checkpoint records them; the agent takes them as defaults):
@@ -42,51 +26,43 @@ class SearchConfig:
     """How the search chooses (its rule and constants) and how much it searches by default. Built once, checked once
     (:meth:`check`, also when built); :meth:`replace` gives a checked copy with some settings changed."""
 
-    simulations: int = _setting(100, Bounds(1, 1_000_000))
+    simulations: int = setting(100, Bounds(1, 1_000_000))
     """simulations per move (visits shared among the root's children; the root's own evaluation comes on top)"""
     search: Rule = "puct"
     """the selection rule: puct (AlphaZero's) or gumbel (Gumbel-top-k of the root's moves, sequential halving over
     the simulations, completed Q-values: strong with few simulations)"""
-    c_puct: float = _setting(1.5, Bounds(0, open=True))
+    c_puct: float = setting(1.5, Bounds(0, open=True))
     """PUCT: exploration weight of the prior"""
-    fpu_reduction: float = _setting(0.2, Bounds(-2, 2))
+    fpu_reduction: float = setting(0.2, Bounds(-2, 2))
     """PUCT: unvisited children are valued at the parent's mean value minus this (first-play urgency)"""
-    dirichlet_alpha: float = _setting(0.5, Bounds(0, open=True))
+    dirichlet_alpha: float = setting(0.5, Bounds(0, open=True))
     """PUCT self-play: Dirichlet noise concentration at the root, ~10 / typical number of legal moves"""
-    noise_fraction: float = _setting(0.25, Bounds(0, 1))
+    noise_fraction: float = setting(0.25, Bounds(0, 1))
     """PUCT self-play: share of the root prior replaced by Dirichlet noise"""
-    considered_actions: int = _setting(16, Bounds(1, 256))
+    considered_actions: int = setting(16, Bounds(1, 256))
     """Gumbel: the root's moves sampled (Gumbel-top-k) and halved down to one over the simulations"""
-    gumbel_scale: float = _setting(1.0, Bounds(0, 100))
+    gumbel_scale: float = setting(1.0, Bounds(0, 100))
     """Gumbel self-play: scale of the Gumbel noise added to the root's logits (the agent plays without)"""
-    value_scale: float = _setting(0.1, Bounds(0, 100, open=True))
+    value_scale: float = setting(0.1, Bounds(0, 100, open=True))
     """Gumbel: weight of the completed Q-values against the logits, per visit (mctx's value_scale)"""
-    visit_scale: float = _setting(50.0, Bounds(0, 1e6))
+    visit_scale: float = setting(50.0, Bounds(0, 1e6))
     """Gumbel: visits added to the most visited child's in that weight (mctx's maxvisit_init)"""
-    leaves: int = _setting(1, Bounds(1, 1024))
+    leaves: int = setting(1, Bounds(1, 1024))
     """leaves each position sends per network call, kept apart by a virtual loss (a single game fills a batch)"""
 
     def __post_init__(self) -> None:
         self.check()
 
-    def check(self, name: Callable[[str], str] = str) -> None:
-        """ValueError naming the first bad setting (as ``name(setting)``: ``--c-puct`` on a command line) and what
+    def check(self, name_of: Callable[[str], str] = str) -> None:
+        """ValueError naming the first bad setting (as ``name_of(setting)``: ``--c-puct`` on a command line) and what
         it allows."""
-        for setting in fields(SearchConfig):
-            value = getattr(self, setting.name)
-            bounds = setting.metadata.get("bounds")
-            if bounds is None:
-                continue
-            integer = isinstance(setting.default, int)
-            number = isinstance(value, int if integer else (int, float)) and not isinstance(value, bool)
-            if number and not integer:
-                number = math.isfinite(value)
-            inside = number and bounds.least <= value <= bounds.most and not (bounds.open and value == bounds.least)
-            if not inside:
-                kind = f"an integer from {bounds.least:g} to {bounds.most:,}" if integer else bounds.text()
-                raise ValueError(f"{name(setting.name)} must be {kind}, got {value!r}")
+        for name, bounds in field_bounds(SearchConfig).items():
+            value = getattr(self, name)
+            refusal = bounds.refusal(value, integer=isinstance(getattr(SearchConfig, name), int))
+            if refusal is not None:
+                raise ValueError(f"{name_of(name)} {refusal}, got {value!r}")
         if self.search not in RULES:
-            raise ValueError(f"{name('search')} must be one of {', '.join(RULES)}, got {self.search!r}")
+            raise ValueError(f"{name_of('search')} must be one of {', '.join(RULES)}, got {self.search!r}")
 
     def replace(self, **changes: Any) -> SearchConfig:
         """A copy with ``changes`` (checked)."""
@@ -99,4 +75,4 @@ class SearchConfig:
     def of(cls, options: Any, **changes: Any) -> SearchConfig:
         """The search settings of ``options`` (an object with a field of each: a trainer's configuration), with
         ``changes``."""
-        return cls(**{setting.name: getattr(options, setting.name) for setting in fields(cls)} | changes)
+        return cls(**{item.name: getattr(options, item.name) for item in fields(cls)} | changes)

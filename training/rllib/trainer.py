@@ -64,8 +64,8 @@ class RLlibPPOConfig(RunOptions):
     resume: Annotated[bool, runs.resume_option(RESUMABLE)] = False
     iterations: Annotated[int, bounded(1, runs.MAX_COUNT)] = 200
     """training iterations (each samples train_batch_size moves, then learns from them)"""
-    address: str | None = None
-    """Ray cluster to join ("auto": the one started on this machine by `ray start`); default: a Ray of this process"""
+    address: Annotated[str | None, runs.computed_default("a Ray of this process", "ADDRESS")] = None
+    """Ray cluster to join ("auto": the one started on this machine by `ray start`)"""
     runtime_env: Annotated[str | None, runs.computed_default("none", "JSON|FILE")] = None
     """Ray's runtime environment for the env runners: a JSON object or a JSON/YAML file (working_dir, py_modules,
     pip; docs/distributed.md)"""
@@ -78,11 +78,15 @@ class RLlibPPOConfig(RunOptions):
     train_batch_size: Annotated[int, bounded(1, 1 << 20)] = 4000
     """moves (of both seats) per iteration"""
     minibatch_size: Annotated[int, bounded(1, 1 << 20)] = 500
+    """moves per gradient step of an epoch"""
     num_epochs: Annotated[int, bounded(1, 1000)] = 4
     """passes over each iteration's moves"""
     learning_rate: Annotated[float, bounded(0, open=True, integer=False)] = 3e-4
+    """Adam learning rate"""
     gamma: Annotated[float, bounded(0, 1, integer=False)] = 0.99
+    """discount factor of the rewards"""
     gae_lambda: Annotated[float, bounded(0, 1, integer=False)] = 0.95
+    """lambda of the generalized advantage estimate (bias against variance)"""
     clip: Annotated[float, bounded(0, open=True, integer=False)] = 0.2
     """PPO's clip of the probability ratio"""
     entropy: Annotated[float, bounded(0, integer=False)] = 0.01
