@@ -94,5 +94,5 @@ def test_pretrained_names_the_policy_shipped_for_the_game(tmp_path):
 
 def test_only_the_options_of_the_runs_own_network_must_match(tmp_path, source):
     """An MLP run starts from an MLP checkpoint whatever its (unused) ring options say."""
-    final = train(tiny_args(tmp_path / "run", init_from=str(source), ring_channels=32, ring_blocks=1, seed=9))
+    final = train(tiny_args(tmp_path / "run", init_from=str(source), channels=32, blocks=1, seed=9))
     assert read_training_checkpoint(final).num_timesteps == 256

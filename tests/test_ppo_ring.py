@@ -4,6 +4,8 @@ network (``--init-from alphazero:...``), its file, its play and what it refuses.
 from __future__ import annotations
 
 import io
+import json
+import shutil
 import zipfile
 
 import numpy as np
@@ -18,12 +20,12 @@ from ring_runs import ring_args, run_and_resume  # noqa: E402
 import agents  # noqa: E402
 from agents.alphazero.agent import pretrained_path as alphazero_path  # noqa: E402
 from agents.alphazero.network import load_network  # noqa: E402
-from agents.ppo import PPOAgent  # noqa: E402
+from agents.ppo import PPOAgent, pretrained_path  # noqa: E402
 from agents.ppo.checkpoint import member_caps, policy_from_npz, read_training_checkpoint  # noqa: E402
 from agents.ppo.ring import RingPolicyNet  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
 from awale_env.games import get_game  # noqa: E402
-from training.ppo.trainer import train  # noqa: E402
+from training.ppo.trainer import main, train  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -62,10 +64,44 @@ def test_a_resume_goes_on_with_ring_snapshots_in_the_pool(from_alphazero):
         assert torch.equal(checkpoint.policy[f"mlp_extractor.net.{name}"], tensor), name
 
 
+def with_old_names(args: dict) -> dict:
+    """A run's options as they were saved before the ring network took AlphaZero's option names."""
+    old = {"ring_channels" if k == "channels" else "ring_blocks" if k == "blocks" else k: v for k, v in args.items()}
+    del old["value_hidden"]
+    return old
+
+
+def test_a_run_saved_under_the_old_ring_option_names_resumes(from_alphazero, tmp_path):
+    """A run written when the ring network's shape was --ring-channels/--ring-blocks (its config.json and checkpoints
+    saying so, no value head option) resumes from the command line, and its checkpoints read under today's names."""
+    run = tmp_path / "old"
+    shutil.copytree(from_alphazero, run)
+    config = json.loads((run / "config.json").read_text())
+    (run / "config.json").write_text(json.dumps(with_old_names(config)))
+    for path in (run / "checkpoints").glob("*.zip"):
+        with zipfile.ZipFile(path) as archive:
+            members = {name: archive.read(name) for name in archive.namelist()}
+        saved = json.loads(members["config.json"])
+        members["config.json"] = json.dumps({**saved, "args": with_old_names(saved["args"])}).encode()
+        with zipfile.ZipFile(path, "w") as archive:
+            for name, data in members.items():
+                archive.writestr(name, data)
+    old = read_training_checkpoint(run / "checkpoints" / "last.zip").args
+    assert (old["channels"], old["blocks"], old["value_hidden"]) == (64, 4, 64) and "ring_channels" not in old
+    main(["--run-dir", str(run), "--resume", "--total-timesteps", "768", "--no-progress"])
+    assert read_training_checkpoint(run / "checkpoints" / "last.zip").num_timesteps == 768
+    assert json.loads((run / "config.json").read_text())["channels"] == 64  # saved again under today's names
+
+
+def test_the_shipped_ring_policy_reads_under_todays_names():
+    args = read_training_checkpoint(pretrained_path("awale16")).args
+    assert args["network"] == "ring" and (args["channels"], args["blocks"], args["value_hidden"]) == (64, 4, 64)
+
+
 def test_a_ring_run_from_random_weights_on_another_game_plays_it(tmp_path):
-    final = train(ring_args(tmp_path / "run", game="oware", ring_channels=8, ring_blocks=1, seed=4))
+    final = train(ring_args(tmp_path / "run", game="oware", channels=8, blocks=1, value_hidden=8, seed=4))
     agent = PPOAgent.load(final)
-    assert agent.game.name == "oware" and agent.net.config.channels == 8
+    assert agent.game.name == "oware" and (agent.net.config.channels, agent.net.config.value_hidden) == (8, 8)
     state, other = get_game("oware").initial(seed=1), agents.make("random", seed=1)
     while not state.is_terminal:  # a whole game, from both seats' moves
         player = agent if state.to_move == 0 else other
@@ -80,10 +116,11 @@ def test_a_ring_run_from_random_weights_on_another_game_plays_it(tmp_path):
         (dict(features="pixels"), "--features: features must be one of board, tactics"),
         (dict(network="cnn"), "--network must be one of mlp, ring"),
         (dict(network="mlp", init_from="alphazero:pretrained"), "needs --network ring"),
-        (dict(init_from="alphazero:pretrained", ring_channels=32), r"64 channels x 4 blocks .*--ring-channels 32"),
+        (dict(init_from="alphazero:pretrained", channels=32), r"64 channels x 4 blocks .*--channels 32 --blocks 4"),
         (dict(init_from="alphazero:pretrained,simulations=3"), "alphazero:pretrained .* or alphazero:path=FILE.pt"),
         (dict(teacher_games=4), "--teacher-games from random weights clones into the MLP"),
-        (dict(ring_blocks=0), "--ring-blocks must be a positive integer"),
+        (dict(blocks=0), "--blocks must be a positive integer"),
+        (dict(value_hidden=5000), "--value-hidden must be at most 4,096"),
     ],
 )
 def test_bad_ring_options_are_refused_before_anything_is_written(tmp_path, changes, message):

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.checkpoint import load_arrays, load_tensors, open_zip, read_member
-from agents.ppo.policy import RING_KIND, Policy, PolicyNet, input_size
+from agents.ppo.policy import RING_KIND, RING_SHAPE, Policy, PolicyNet, input_size
 from awale_env.errors import CheckpointError
 from awale_env.games import get_game
 
@@ -42,13 +42,22 @@ SB3_OPTIONS = ("learning_rate", "anneal_lr", "n_steps", "batch_size", "n_epochs"
 #: ... and all those its model and envs are built from.
 MODEL_ARGS = ("game", "features", "max_plies", "n_envs", *SB3_OPTIONS)
 #: Of those, the ones that shape each network (``--network``): a checkpoint's tensors fit only its own ...
-SHAPE_OPTIONS = {"mlp": ("net_arch", "activation"), RING_KIND: ("ring_channels", "ring_blocks")}
+SHAPE_OPTIONS = {"mlp": ("net_arch", "activation"), RING_KIND: RING_SHAPE}
 NETWORK_OPTIONS = ("network", *SHAPE_OPTIONS["mlp"], *SHAPE_OPTIONS[RING_KIND])
+#: The names a ring network's shape had in the runs and checkpoints written before it took the AlphaZero trainer's
+#: (``--ring-channels``, ``--ring-blocks``), and the value head of those runs (no option then: 64 hidden units).
+OLD_RING_NAMES = {"ring_channels": "channels", "ring_blocks": "blocks"}
+OLD_VALUE_HIDDEN = 64
 
 
 def network_options(args: dict[str, Any]) -> dict[str, Any]:
-    """The options of a run (a checkpoint's ``args``), ``network`` an MLP in those written before it existed."""
-    return {"network": "mlp", **args}
+    """The options of a run (a checkpoint's ``args``, a run's config.json) under this version's names: ``network``
+    an MLP in those written before it existed, a ring network's shape under the names of :data:`OLD_RING_NAMES`
+    (its value head of :data:`OLD_VALUE_HIDDEN` units) in those written before it took AlphaZero's."""
+    options = {OLD_RING_NAMES.get(name, name): value for name, value in args.items()}
+    if OLD_RING_NAMES.keys() & args.keys():
+        options.setdefault("value_hidden", OLD_VALUE_HIDDEN)
+    return {"network": "mlp", **options}
 
 
 def network_shape(args: dict[str, Any]) -> dict[str, Any]:
@@ -104,7 +113,8 @@ def open_checkpoint(path: str | Path) -> zipfile.ZipFile:
 
 
 def read_config(archive: zipfile.ZipFile) -> dict[str, Any]:
-    """The ``config.json`` of an open checkpoint, with its format checked (one the agent plays)."""
+    """The ``config.json`` of an open checkpoint, with its format checked (one the agent plays), its ``args`` under
+    this version's names (:func:`network_options`)."""
     try:
         config = json.loads(read_member(archive, "config.json", str(archive.filename)))
     except (ValueError, UnicodeDecodeError) as error:
@@ -114,6 +124,8 @@ def read_config(archive: zipfile.ZipFile) -> dict[str, Any]:
     if not isinstance(config, dict) or config.get("format") not in PLAYABLE_FORMATS:
         found = config.get("format") if isinstance(config, dict) else None
         raise CheckpointError(f"{archive.filename}: format {found!r} is not one of {', '.join(PLAYABLE_FORMATS)}")
+    if isinstance(config.get("args"), dict):
+        config["args"] = network_options(config["args"])
     return config
 
 
@@ -135,7 +147,7 @@ def member_caps(config: dict[str, Any]) -> dict[str, tuple[int, str]]:
             from agents.ppo.ring import parameter_count, ring_config
 
             weights = 4 * parameter_count(ring_config(args))
-            shape = f"ring {args['ring_channels']} channels x {args['ring_blocks']} blocks"
+            shape = f"ring {args['channels']} channels x {args['blocks']} blocks"
         else:
             sizes = [input_size(game, args["features"]), *(int(width) for width in args["net_arch"]), game.num_actions]
             weights = 4 * sum((inputs + 1) * outputs for inputs, outputs in zip(sizes, sizes[1:]))

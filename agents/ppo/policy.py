@@ -35,6 +35,9 @@ FEATURES = ("board", "tactics")
 SEED_UNIT = 16.0
 #: The ``kind`` array of a ring policy's file and ``--network`` value (:mod:`agents.ppo.ring`; an MLP's file has none).
 RING_KIND = "ring"
+#: The options (and a ring policy file's arrays) that shape a ring network: its
+#: :class:`agents.alphazero.network.NetworkConfig`'s fields.
+RING_SHAPE = ("channels", "blocks", "value_hidden")
 #: The searched line's arrays of a search env, which the tactical features do not use.
 _NO_LINE = np.zeros(0, dtype=np.int64)
 

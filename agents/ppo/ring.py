@@ -24,21 +24,20 @@ import torch
 
 from agents.alphazero.folded import FoldedNet
 from agents.alphazero.network import NetworkConfig, RingNet, build_network, check_state_dict
-from agents.ppo.policy import FEATURES, RING_KIND, Policy
+from agents.ppo.policy import FEATURES, RING_KIND, RING_SHAPE, Policy
 from awale_env.errors import CheckpointError
 from awale_env.games import get_game
 
 #: The prefix of the network's tensors among the file's arrays.
 STATE = "state."
-#: The shape fields of the network, as its file stores them.
-SHAPE = ("channels", "blocks", "value_hidden")
 
 
 def ring_config(options: dict[str, Any]) -> NetworkConfig:
-    """The network of a run's ``options`` (``game``, ``ring_channels``, ``ring_blocks``, ``features``); ValueError
-    for bad ones."""
-    return NetworkConfig(channels=options["ring_channels"], blocks=options["ring_blocks"], game=options["game"],
-                         tactics=options.get("features") == "tactics")  # fmt: skip
+    """The network of a run's ``options`` (``game``, its shape: ``channels``, ``blocks``, ``value_hidden``, and
+    ``features``; under this version's names: :func:`agents.ppo.checkpoint.network_options`); ValueError for bad
+    ones."""
+    shape = {name: options[name] for name in RING_SHAPE}
+    return NetworkConfig(**shape, game=options["game"], tactics=options.get("features") == "tactics")
 
 
 def with_tactics(net: RingNet) -> RingNet:
@@ -85,7 +84,7 @@ class RingPolicyNet(Policy):
 
     def to_npz(self) -> bytes:
         buffer = io.BytesIO()
-        shape = {name: np.array(getattr(self.config, name)) for name in (*SHAPE, "game")}
+        shape = {name: np.array(getattr(self.config, name)) for name in (*RING_SHAPE, "game")}
         tensors = {STATE + name: t.detach().cpu().numpy() for name, t in self.net.state_dict().items()}
         np.savez(buffer, kind=np.array(RING_KIND), features=np.array(self.features), **shape, **tensors)
         return buffer.getvalue()
@@ -95,9 +94,10 @@ class RingPolicyNet(Policy):
         """The policy of :meth:`to_npz`'s arrays (:func:`agents.ppo.checkpoint.policy_from_npz` reads them);
         CheckpointError naming ``source`` for anything else, its tensors checked against the network its shape
         describes before anything is built."""
-        allowed = f"kind, features, game, {', '.join(SHAPE)} and the network's tensors ({STATE}*)"
-        unexpected = [n for n in arrays if not n.startswith(STATE) and n not in ("kind", "features", "game", *SHAPE)]
-        missing = [n for n in ("game", *SHAPE) if n not in arrays]
+        allowed = f"kind, features, game, {', '.join(RING_SHAPE)} and the network's tensors ({STATE}*)"
+        named = ("kind", "features", "game", *RING_SHAPE)
+        unexpected = [n for n in arrays if not n.startswith(STATE) and n not in named]
+        missing = [n for n in ("game", *RING_SHAPE) if n not in arrays]
         if unexpected or missing:
             wrong = f"array {unexpected[0]!r} is not part" if unexpected else f"array {missing[0]!r} is missing"
             raise CheckpointError(f"{source}: {wrong} of a ring policy (it holds {allowed})")
@@ -105,7 +105,7 @@ class RingPolicyNet(Policy):
         if features not in FEATURES:
             raise CheckpointError(f"{source}: a ring policy sees {' or '.join(map(repr, FEATURES))}, not {features!r}")
         try:
-            shape = {name: int(arrays[name]) for name in SHAPE}
+            shape = {name: int(arrays[name]) for name in RING_SHAPE}
             config = NetworkConfig(**shape, game=str(arrays["game"]), tactics=features == "tactics")
         except (TypeError, ValueError) as error:
             raise CheckpointError(f"{source}: its network's shape is not one this toolkit builds: {error}") from None

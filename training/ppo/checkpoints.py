@@ -32,6 +32,7 @@ from agents.ppo.checkpoint import (
     PLAY_MEMBERS,
     TRAINING_MEMBERS,
     TrainingCheckpoint,
+    network_options,
     network_shape,
     open_checkpoint,
     pool_members,
@@ -163,14 +164,15 @@ def without_pool(path: str | Path, out: str | Path) -> None:
 
 
 def saved_options(run_dir: Path) -> dict[str, Any] | None:
-    """The options of the run in ``run_dir``: its config.json, or for a directory holding only checkpoints (one
+    """The options of the run in ``run_dir`` under this version's names (:func:`agents.ppo.checkpoint.network_options`:
+    a run saved with ``ring_channels`` resumes): its config.json, or for a directory holding only checkpoints (one
     copied there) those of its ``last.zip`` (or newest ``step_*.zip``)."""
     options = runs.read_config(run_dir)
     files = checkpoint_files(run_dir)
     if options is None and files:
         with open_checkpoint(files[0]) as archive:
             options = read_config(archive)["args"]
-    return options
+    return None if options is None else network_options(options)
 
 
 def initial_checkpoint(args: Args) -> TrainingCheckpoint | RingNet:
@@ -228,7 +230,7 @@ def initial_alphazero(args: Args) -> RingNet:
     if net.config != wanted:
         raise ValueError(
             f"--init-from {args.init_from} is a network of {net.config.channels} channels x {net.config.blocks} blocks "
-            f"(value head {net.config.value_hidden}); this run's: --ring-channels {wanted.channels} --ring-blocks "
-            f"{wanted.blocks} (value head {wanted.value_hidden})"
+            f"(value head {net.config.value_hidden}); this run's: --channels {wanted.channels} --blocks "
+            f"{wanted.blocks} --value-hidden {wanted.value_hidden}"
         )
     return net

@@ -10,13 +10,12 @@ from typing import Annotated
 
 import agents
 from agents.alphabeta import MAX_DEPTH
-from agents.alphazero.network import NETWORK_LIMITS
 from agents.base import game_refusal
 from agents.ppo.checkpoint import SHAPE_OPTIONS
 from agents.ppo.policy import ACTIVATIONS, RING_KIND, default_features, input_size
 from awale_env.games import get_game
 from training import runs
-from training.options import RunOptions, Seed, TorchThreads, bounded, check_run_options
+from training.options import NetworkOptions, RunOptions, Seed, TorchThreads, bounded, check_run_options
 
 TRAINER_NAME = "ppo"
 
@@ -43,8 +42,9 @@ MAX_WIDTH = 4096
 
 
 @dataclass
-class Args(RunOptions):
-    """Self-play PPO on a game of the toolkit. The defaults train in well under 20 minutes on 2 CPU cores."""
+class Args(NetworkOptions, RunOptions):
+    """Self-play PPO on a game of the toolkit. The defaults train in well under 20 minutes on 2 CPU cores. The ring
+    network's shape is the AlphaZero trainer's options (:class:`NetworkOptions`)."""
 
     resume: Annotated[bool, runs.resume_option(RESUMABLE)] = False
     seed: Seed = 1
@@ -58,28 +58,34 @@ class Args(RunOptions):
     n_steps: Annotated[int, bounded(1, 1 << 20)] = 256
     """moves per game slot per update (an update learns from n_envs * n_steps moves)"""
     batch_size: Annotated[int, bounded(2, 1 << 20)] = 1024
+    """moves per gradient step (minibatch) of an epoch"""
     n_epochs: Annotated[int, bounded(1, 1000)] = 4
+    """passes over an update's moves"""
     learning_rate: Annotated[float, bounded(0, open=True, integer=False)] = 1e-3
+    """Adam learning rate"""
     anneal_lr: bool = True
     """decay the learning rate linearly to 0"""
     gamma: Annotated[float, bounded(0, 1, integer=False)] = 0.99
+    """discount factor of the rewards"""
     gae_lambda: Annotated[float, bounded(0, 1, integer=False)] = 0.95
+    """lambda of the generalized advantage estimate (bias against variance)"""
     clip_range: Annotated[float, bounded(0, open=True, integer=False)] = 0.2
+    """how far from 1 the ratio of the new policy's probabilities to the old one's is clipped"""
     ent_coef: Annotated[float, bounded(0, integer=False)] = 0.01
+    """weight of the entropy bonus in the loss"""
     vf_coef: Annotated[float, bounded(0, integer=False)] = 0.5
+    """weight of the value loss in the loss"""
     max_grad_norm: Annotated[float, bounded(0, open=True, integer=False)] = 0.5
+    """the gradient's norm is clipped to this"""
     target_kl: Annotated[float | None, bounded(0, open=True, integer=False)] = None
     """stop an update's epochs early once the approximate KL to the policy before it passes this (SB3's target_kl)"""
     network: str = "mlp"
-    """mlp (two networks of --net-arch) or ring (the AlphaZero agent's residual network, both heads on one trunk)"""
+    """mlp (two networks of --net-arch) or ring (the AlphaZero agent's residual network, both heads on one trunk,
+    of --channels, --blocks and --value-hidden)"""
     net_arch: tuple[int, ...] = (128, 128)
     """hidden layers of the policy and (separately) of the value network (--network mlp)"""
     activation: str = "tanh"
     """tanh or relu (--network mlp)"""
-    ring_channels: Annotated[int, bounded(1, NETWORK_LIMITS["channels"])] = 64
-    """convolution channels of the ring network (--network ring)"""
-    ring_blocks: Annotated[int, bounded(1, NETWORK_LIMITS["blocks"])] = 4
-    """residual blocks of the ring network (--network ring)"""
     features: Annotated[
         str | None, runs.computed_default("board for --network ring, else tactics where the game has them", "STR")
     ] = None
@@ -137,7 +143,7 @@ class Args(RunOptions):
     """teacher games per file (a worker's unit of work)"""
     teacher_workers: Annotated[int, bounded(0, runs.MAX_WORKERS)] = 2
     """processes playing the teacher's games"""
-    init_from: str | None = None
+    init_from: Annotated[str | None, runs.computed_default("random weights", "CHECKPOINT")] = None
     """a PPO checkpoint to start from instead of random weights (a run's step_*.zip or last.zip, or pretrained: the
     policy shipped for --game), or with --network ring an AlphaZero network (alphazero:pretrained, the one shipped for
     --game, or alphazero:path=FILE.pt); its game and network shape must be this run's, the optimizer starts afresh
