@@ -21,7 +21,7 @@ pytest.importorskip("sb3_contrib")
 
 import agents  # noqa: E402
 from agents.ppo import CheckpointError, PPOAgent, pretrained_path, sb3_model  # noqa: E402
-from agents.ppo.checkpoint import open_checkpoint  # noqa: E402
+from agents.ppo.checkpoint import CHECKPOINT_FORMAT, open_checkpoint  # noqa: E402
 from agents.ppo.policy import PolicyNet, input_size, observe  # noqa: E402
 from agents.ppo.sb3 import LearnerView  # noqa: E402
 from awale_env import State  # noqa: E402
@@ -398,3 +398,30 @@ def test_ctrl_c_stops_a_run_with_one_line_saying_how_to_resume(tmp_path):
     _, err = process.communicate(timeout=120)
     assert process.returncode == 130
     assert err == f"stopped; resume with: awale train ppo --run-dir {run} --resume\n"
+
+
+def test_an_mlp_policy_plays_in_a_process_without_torch(tmp_path):
+    """agents/ppo's MLP player needs numpy alone: a checkpoint's config.json and policy.npz play in a process where
+    importing torch, SB3 or sb3-contrib fails."""
+    game = get_game("awale16")
+    rng = np.random.default_rng(0)
+    sizes = [input_size(game, "board"), 16, game.num_actions]
+    weights = [rng.normal(size=shape).astype(np.float32) for shape in zip(sizes, sizes[1:])]
+    net = PolicyNet(weights, [np.zeros(size, np.float32) for size in sizes[1:]], "tanh", "board", game)
+    args = {"game": game.name, "features": "board", "net_arch": [16], "activation": "tanh"}
+    path = tmp_path / "mlp.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("config.json", json.dumps({"format": CHECKPOINT_FORMAT, "args": args}))
+        archive.writestr("policy.npz", net.to_npz())
+    script = (
+        "import sys\n"
+        "for name in ('torch', 'stable_baselines3', 'sb3_contrib'):\n"
+        "    sys.modules[name] = None  # importing it fails\n"
+        "from agents import make\n"
+        "from awale_env.games import get_game\n"
+        "game = get_game('awale16')\n"
+        "print(game.format_move(make(f'ppo:path={sys.argv[1]}').act(game.initial())))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert game.parse_move(done.stdout.strip()) == PPOAgent.load(path).act(game.initial())

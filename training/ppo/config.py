@@ -124,6 +124,7 @@ class Args(NetworkOptions, RunOptions):
     keep_checkpoints: Annotated[int, bounded(1, 1000)] = 5
     """step_*.zip files kept (last.zip always holds the newest)"""
     torch_threads: TorchThreads = 1
+    """torch threads of the learner"""
     teacher_games: Annotated[int, bounded(0, runs.MAX_COUNT)] = 0
     """games the teacher plays to clone before self-play (0: none): against itself, or with --init-from against the
     starting policy, which then learns the teacher's moves in the positions it reaches (DAgger)"""
