@@ -50,6 +50,8 @@ def awale(*args: str, cwd: Path) -> subprocess.CompletedProcess:
         ("ppo", ["--gamma", "5"], "--gamma must be in [0, 1]"),
         ("ppo", ["--clip-range", "-1"], "--clip-range must be a finite number > 0"),
         ("ppo", ["--learning-rate", "nan"], "--learning-rate must be a finite number > 0"),
+        ("ppo", ["--network", "ring", "--ring-channels", "32"], "(perhaps you meant --channels)"),  # the old name
+        ("alphazero", ["--simulations", "0"], "--simulations must be a positive integer, got 0"),
     ],
 )
 def test_a_bad_option_is_one_line_and_exit_code_2(tmp_path, trainer, options, named):
@@ -151,24 +153,25 @@ def test_ppo_train_raises_value_error_before_writing_anything(tmp_path, options,
 
 
 def test_options_are_declared_once_with_their_bounds_on_their_fields():
-    """Every trainer starts with the shared run options; every integer option (AlphaZero's search settings aside:
-    SearchConfig checks them) carries its bounds on its field, which the check applies and --help shows."""
+    """Every trainer starts with the shared run options, and those with a ring network share its options; every
+    numeric option carries its bounds on its field (tyro metadata, or for AlphaZero's search settings the agents'
+    :func:`agents.bounds.setting`), which the checks apply and --help shows."""
     import dataclasses
     import typing
 
-    from agents.alphazero.search_config import SearchConfig
+    from agents.bounds import field_bounds
     from training.alphazero.config import AlphaZeroConfig
     from training.alphazero.imitation import ImitationConfig
-    from training.options import RunOptions, hints
+    from training.options import NetworkOptions, RunOptions, hints
     from training.ppo.config import Args
 
     shared = [field.name for field in dataclasses.fields(RunOptions)]
-    searched = {field.name for field in dataclasses.fields(SearchConfig)}
     for config_type in (AlphaZeroConfig, ImitationConfig, Args):
-        assert issubclass(config_type, RunOptions)
+        assert issubclass(config_type, RunOptions) and issubclass(config_type, NetworkOptions)
         types = typing.get_type_hints(config_type)
-        integers = {name for name, hint in types.items() if hint in (int, int | None)} - searched - {"resume"}
-        assert integers <= set(hints(config_type)), integers - set(hints(config_type))
+        numbers = {name for name, hint in types.items() if hint in (int, float, int | None, float | None)}
+        bounded = set(hints(config_type)) | set(field_bounds(config_type))
+        assert numbers <= bounded, numbers - bounded
         assert [field.name for field in dataclasses.fields(config_type)][: len(shared)] == shared
     with pytest.raises(ValueError, match="--games-per-worker must be at most 4,096, got 5000"):
         AlphaZeroConfig(games_per_worker=5000)
