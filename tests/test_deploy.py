@@ -155,6 +155,6 @@ def test_the_rayjob_entrypoint_is_an_alphazero_command_line_on_ray():
 
     argv = entrypoint()
     assert argv[:3] == ["awale", "train", "alphazero"]
-    config = runs._command_line(alphazero_trainer.AlphaZeroConfig, args=argv[3:])
+    config = runs.command_line(alphazero_trainer.AlphaZeroConfig, args=argv[3:])
     assert (config.backend, config.address) == ("ray", "auto")
     assert config.run_dir.startswith("/runs/")  # the head's volume: the driver writes every output there

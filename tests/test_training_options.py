@@ -202,3 +202,56 @@ def test_help_shows_the_search_settings_bounds_and_each_help_as_one_paragraph(tm
         assert shown in text, shown
     wrapped = "sequential halving over the simulations, completed Q-values"
     assert any(wrapped in line for line in done.stdout.splitlines())
+
+
+#: Ray's modules as empty stand-ins, for a process that only imports them (the sweep refuses its options before Ray
+#: is used): each attribute is a new class, ``ray.remote`` a decorator that changes nothing.
+STAND_IN_RAY = """
+import importlib, importlib.abc, importlib.machinery, sys, types
+
+class Stub(types.ModuleType):
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if name == "tune":
+            return importlib.import_module(self.__name__ + ".tune")
+        if name == "remote":
+            return lambda *args, **kwargs: (lambda function: function)
+        value = type(name, (), {"__init__": lambda self, *args, **kwargs: None})
+        setattr(self, name, value)
+        return value
+
+class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] == "ray":
+            return importlib.machinery.ModuleSpec(name, self, is_package=True)
+    def create_module(self, spec):
+        module = Stub(spec.name)
+        module.__path__ = []
+        return module
+    def exec_module(self, module):
+        pass
+
+sys.meta_path.insert(0, Finder())
+"""
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--game", "nope"], "error: --game must be one of awale16, "),
+        (["--seed", "-1"], "error: --seed must not be negative, got -1"),
+        (["--train-batch-size", "0"], "error: --train-batch-size must be a positive integer, got 0"),
+        (["--iterations", "7"], "error: --iterations must be a positive multiple of --eval-every (5), got 7"),
+        (["--seed", "x"], "error: Error parsing --seed: invalid literal"),
+    ],
+)
+def test_the_tune_sweep_refuses_a_bad_option_in_one_line_before_ray_starts(tmp_path, options, message):
+    """The sweep checks its options as the RLlib trainer does (and tyro's refusals are one line too), before it
+    connects to Ray: Ray's modules are stand-ins here when it is not installed."""
+    sweep = "import sys\nfrom training.rllib.tune_sweep import main\nmain(sys.argv[1:])\n"
+    script = ("" if HAS_RAY else STAND_IN_RAY) + sweep
+    done = subprocess.run([sys.executable, "-c", script, *options], capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 2 and done.stderr.startswith(message) and len(done.stderr.splitlines()) == 1, done.stderr
+    assert not list(tmp_path.iterdir())  # no storage made

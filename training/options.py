@@ -56,6 +56,8 @@ def check_run_options(config: Any) -> None:
         raise ValueError(f"--game must be one of {', '.join(GAMES)}, got {config.game!r}")
 
 
+#: The game a run learns (checked by :func:`check_run_options`).
+GameName = Annotated[str, tyro.conf.arg(help=f"the game to learn: {', '.join(GAMES)}")]
 #: The seed of a run (numpy's seeding takes up to 2**32 - 1).
 Seed = Annotated[int, bounded(0, runs.MAX_SEED)]
 #: Torch's threads in a trainer's process.
@@ -67,7 +69,7 @@ class RunOptions:
     """The options of every trainer's run, first in its ``--help``; a trainer redeclares ``resume`` with the options
     a resume may change (:func:`training.runs.resume_option`), and a default of its own where it has one."""
 
-    game: Annotated[str, tyro.conf.arg(help=f"the game to learn: {', '.join(GAMES)}")] = DEFAULT_GAME
+    game: GameName = DEFAULT_GAME
     run_dir: Annotated[str | None, runs.computed_default("runs/<trainer>-<game>", "DIR")] = None
     """the run's directory: its options (config.json), checkpoints, metrics and TensorBoard events (tb/); a new run
     needs one without a run in it"""

@@ -406,7 +406,7 @@ def parse(trainer: Trainer, argv: list[str] | None, description: str) -> Any:
     parse_args = {"args": argv, "description": description, "prog": trainer.command}
     token = option_help.TRAINER.set(trainer.name)
     try:
-        config = _command_line(trainer.config_type, **parse_args)
+        config = command_line(trainer.config_type, **parse_args)
         if config.resume:
             run_dir = Path(trainer.resolve(config).run_dir)
             check_run_kind(trainer.name, run_dir, resume=True)
@@ -415,17 +415,17 @@ def parse(trainer: Trainer, argv: list[str] | None, description: str) -> Any:
                 source = run_dir / CONFIG_FILE if (run_dir / CONFIG_FILE).exists() else run_dir
                 default = from_saved(trainer.config_type, saved, source, trainer.resolve, run_dir=config.run_dir,
                                      resume=True)  # fmt: skip
-                config = _command_line(trainer.config_type, default=default, **parse_args)
+                config = command_line(trainer.config_type, default=default, **parse_args)
     finally:
         option_help.TRAINER.reset(token)
     return config
 
 
-def _command_line(config_type: type, **parse_args: Any) -> Any:
-    """tyro's configuration of the command line (its help as :mod:`training.option_help` shows it), its
-    ``__post_init__`` checks run after tyro (:data:`_parsing`); an
-    option tyro cannot parse (a word for a number, an unknown option) is a ValueError of one line naming it, not
-    tyro's box (:func:`tyro_error`)."""
+def command_line(config_type: type, **parse_args: Any) -> Any:
+    """tyro's configuration of the command line (``parse_args``: ``prog``, ``args``... of ``tyro.cli``; its help as
+    :mod:`training.option_help` shows it), its ``__post_init__`` checks run after tyro (:data:`_parsing`); an option
+    tyro cannot parse (a word for a number, an unknown option) is a ValueError of one line naming it, not tyro's box
+    (:func:`tyro_error`)."""
     token = _parsing.set(True)
     printed = io.StringIO()
     try:

@@ -20,20 +20,20 @@ last checkpoint (downloaded to ``runs/tune-GAME-best`` from a bucket) and prints
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-import tyro
-
 from agents.extras import script_needs_extra
-from awale_env.games import DEFAULT_GAME, GAMES
+from awale_env.games import DEFAULT_GAME
 from training import runs
+from training.options import GameName, Seed
 
 with script_needs_extra(__name__):  # agents.rllib says first, in one line, that Ray is missing
     from agents.rllib import POLICY_FILE, SHARED_POLICY, save_policy
     from competition.ray_backend import connect
-    from training.rllib.trainer import RLlibPPOConfig, ppo_config
+    from training.rllib.trainer import RLlibPPOConfig, ppo_config, resolved
 
     from ray import tune  # isort: skip
 
@@ -45,7 +45,7 @@ MODULES_IN_CHECKPOINT = Path("learner_group", "learner", "rl_module")
 class SweepConfig:
     """A grid sweep of self-play PPO with Ray Tune."""
 
-    game: Annotated[str, tyro.conf.arg(help=f"the game to learn: {', '.join(GAMES)}")] = DEFAULT_GAME
+    game: GameName = DEFAULT_GAME
     iterations: int = 40
     """training iterations of each trial (a multiple of eval_every, so that every trial ends evaluated)"""
     learning_rates: tuple[float, ...] = (1e-4, 3e-4, 1e-3)
@@ -70,22 +70,19 @@ class SweepConfig:
     envs_per_runner: int = 8
     storage: Annotated[str | None, runs.computed_default("runs/tune-<game>", "DIR|URI")] = None
     """where Tune writes the trials: a folder, shared by every node (NFS) on more than one, or a bucket (s3://...)"""
-    address: str | None = None
-    """Ray cluster to join ("auto": the one started on this machine); default: a Ray of this process"""
+    address: Annotated[str | None, runs.computed_default("a Ray of this process", "ADDRESS")] = None
+    """Ray cluster to join ("auto": the one started on this machine)"""
     runtime_env: Annotated[str | None, runs.computed_default("none", "JSON|FILE")] = None
     """Ray's runtime environment for the trials: a JSON object or a JSON/YAML file (docs/distributed.md)"""
-    seed: int = 0
+    seed: Seed = 0
+    """seed of the trials (each trial's RLlib seed)"""
 
 
 def sweep(config: SweepConfig) -> object:
     """Run the sweep; return Tune's ``ResultGrid``."""
     import ray
 
-    if config.iterations % config.eval_every:
-        raise ValueError(f"--iterations must be a multiple of --eval-every {config.eval_every}: {config.iterations}")
-    if config.rank_by not in config.eval_opponents:
-        raise ValueError(f"--rank-by must be one of --eval-opponents ({', '.join(config.eval_opponents)})")
-    base = RLlibPPOConfig(
+    base = resolved(RLlibPPOConfig(  # the trainer's checks: a bad option is refused before Ray starts
         game=config.game,
         seed=config.seed,
         env_runners=config.env_runners,
@@ -99,7 +96,13 @@ def sweep(config: SweepConfig) -> object:
         eval_every=config.eval_every,
         eval_games=config.eval_games,
         eval_opponents=config.eval_opponents,
-    )
+    ))  # fmt: skip
+    if config.iterations < 1 or config.iterations % config.eval_every:
+        raise ValueError(
+            f"--iterations must be a positive multiple of --eval-every ({config.eval_every}), got {config.iterations}"
+        )
+    if config.rank_by not in config.eval_opponents:
+        raise ValueError(f"--rank-by must be one of --eval-opponents ({', '.join(config.eval_opponents)})")
     param_space = ppo_config(base).training(
         lr=tune.grid_search(list(config.learning_rates)),
         entropy_coeff=tune.grid_search(list(config.entropies)),
@@ -176,7 +179,12 @@ class TrialLines(tune.Callback):
 
 def main(argv: list[str] | None = None) -> None:
     """Command-line entry point: ``python -m training.rllib.tune_sweep [--option value ...]``."""
-    sweep(tyro.cli(SweepConfig, args=argv, description=__doc__.splitlines()[0]))
+    parse_args = {"args": argv, "description": __doc__.splitlines()[0], "prog": "python -m training.rllib.tune_sweep"}
+    try:
+        sweep(runs.command_line(SweepConfig, **parse_args))
+    except ValueError as error:  # a bad option: one line, as the trainers' commands say it
+        print("error: " + " ".join(str(error).split()), file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":
