@@ -77,7 +77,7 @@ class Args(NetworkOptions, RunOptions):
     """weight of the value loss in the loss"""
     max_grad_norm: Annotated[float, bounded(0, open=True, integer=False)] = 0.5
     """the gradient's norm is clipped to this"""
-    target_kl: Annotated[float | None, bounded(0, open=True, integer=False)] = None
+    target_kl: Annotated[float | None, bounded(0, open=True, integer=False, default="no limit", metavar="FLOAT")] = None
     """stop an update's epochs early once the approximate KL to the policy before it passes this (SB3's target_kl)"""
     network: str = "mlp"
     """mlp (two networks of --net-arch) or ring (the AlphaZero agent's residual network, both heads on one trunk,
@@ -128,8 +128,8 @@ class Args(NetworkOptions, RunOptions):
     teacher_games: Annotated[int, bounded(0, runs.MAX_COUNT)] = 0
     """games the teacher plays to clone before self-play (0: none): against itself, or with --init-from against the
     starting policy, which then learns the teacher's moves in the positions it reaches (DAgger)"""
-    teacher: str | None = None
-    """the teacher's agent spec, e.g. alphazero:pretrained,simulations=600 (default: alpha-beta at --teacher-depth)"""
+    teacher: Annotated[str | None, runs.computed_default("alpha-beta at --teacher-depth", "SPEC")] = None
+    """the teacher's agent spec, e.g. alphazero:pretrained,simulations=600"""
     teacher_depth: Annotated[int, bounded(1, MAX_DEPTH)] = 6
     """depth of the default teacher, alpha-beta (the game's tuned evaluation)"""
     teacher_explore: Annotated[float, bounded(0, 1, integer=False)] = 0.1
