@@ -196,7 +196,7 @@ def tiny_checkpoint(tmp_path: Path, damage) -> Path:
             lambda p: p["state_dict"].__setitem__("stem.weight", p["state_dict"]["stem.weight"].long()),
             "'stem.weight' should be a float tensor of shape .* found int64",
         ),
-        (lambda p: p["network"].__setitem__("blocks", 10**6), "NetworkConfig.blocks must be an integer from 1 to 64"),
+        (lambda p: p["network"].__setitem__("blocks", 10**6), "NetworkConfig.blocks must be at most 64, got 1000000"),
         (lambda p: p.__setitem__("format", "other"), "is not an 'awale_env.alphazero/1' checkpoint"),
         (lambda p: p.__setitem__("search", {"c_puct": -1.0}), "its search settings are not ones the search takes"),
     ],

@@ -91,10 +91,12 @@ def checkpoint_of(path: Path, network: dict, state_dict: dict) -> Path:
 @pytest.mark.parametrize("field", ["channels", "blocks", "value_hidden"])
 def test_a_config_beyond_the_limits_is_refused(tmp_path, field):
     path = checkpoint_of(tmp_path / "huge.pt", {field: NETWORK_LIMITS[field] + 1}, {})
-    with pytest.raises(CheckpointError, match=rf"NetworkConfig.{field} must be an integer from 1 to"):
+    with pytest.raises(CheckpointError, match=rf"NetworkConfig.{field} must be at most {NETWORK_LIMITS[field]:,}"):
         load_network(path)
-    with pytest.raises(ValueError, match=f"from 1 to {NETWORK_LIMITS[field]}"):
+    with pytest.raises(ValueError, match=f"at most {NETWORK_LIMITS[field]:,}, got {NETWORK_LIMITS[field] + 1}"):
         NetworkConfig(**{field: NETWORK_LIMITS[field] + 1})
+    with pytest.raises(ValueError, match=f"NetworkConfig.{field} must be an integer from 1 to {NETWORK_LIMITS[field]}"):
+        NetworkConfig(**{field: "8"})
 
 
 def test_a_large_config_with_no_tensors_fails_before_building_the_network(tmp_path):

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from agents.alphazero.search_config import PLAYED, SearchConfig
+from agents.bounds import Bounds
 from awale_env.errors import CheckpointError
 from awale_env.games import DEFAULT_GAME, GAMES, Game, get_game
 
@@ -53,8 +54,9 @@ class NetworkConfig:
             raise ValueError(f"NetworkConfig.tactics must be true or false, got {self.tactics!r}")
         for name, limit in NETWORK_LIMITS.items():
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limit:
-                raise ValueError(f"NetworkConfig.{name} must be an integer from 1 to {limit}, got {value!r}")
+            refusal = Bounds(1, limit).refusal(value, integer=True)
+            if refusal is not None:
+                raise ValueError(f"NetworkConfig.{name} {refusal}, got {value!r}")
 
     def to_dict(self) -> dict[str, int | str | bool]:
         """The fields, ``tactics`` only when set: a board network's dict (AlphaZero's checkpoints) is as before."""
