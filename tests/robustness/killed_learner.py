@@ -20,21 +20,30 @@ def cpu_seconds(process: psutil.Process) -> float:
     return times.user + times.system
 
 
+def learner_died(learner: subprocess.Popen, tmp_path: Path) -> str:
+    """What a learner that ended on its own left: its exit status (a negative one is the signal that killed it) and
+    its standard error (a crash's traceback included: it runs with faulthandler)."""
+    learner.poll()
+    return f"the learner ended with status {learner.returncode}; its stderr: {(tmp_path / 'log').read_text()!r}"
+
+
 def assert_workers_die_with_killed_learner(tmp_path: Path, learner_source: str, busy_cpu_seconds: float,
                                            what: str) -> None:  # fmt: skip
     """Run ``learner_source`` (it prints its two workers' PIDs on one line, then keeps them busy), wait until each
     worker has used ``busy_cpu_seconds`` of CPU, SIGKILL the learner and assert that no worker (``what``) is left."""
     script = tmp_path / "learner.py"
     script.write_text(learner_source)
-    with open(tmp_path / "log", "wb") as log:
-        learner = subprocess.Popen([sys.executable, str(script), str(tmp_path)], stdout=subprocess.PIPE, stderr=log)
+    with open(tmp_path / "log", "wb") as log:  # its own session: no signal meant for the test's group reaches it
+        learner = subprocess.Popen([sys.executable, "-X", "faulthandler", str(script), str(tmp_path)],
+                                   stdout=subprocess.PIPE, stderr=log, start_new_session=True)  # fmt: skip
     workers: list[psutil.Process] = []
     try:
         workers = [psutil.Process(int(pid)) for pid in learner.stdout.readline().split()]
-        assert len(workers) == 2, (tmp_path / "log").read_text()
+        assert len(workers) == 2, learner_died(learner, tmp_path)
         deadline = time.monotonic() + 300
         while min(cpu_seconds(worker) for worker in workers) < busy_cpu_seconds:
-            assert learner.poll() is None and time.monotonic() < deadline, (tmp_path / "log").read_text()
+            assert learner.poll() is None, learner_died(learner, tmp_path)
+            assert time.monotonic() < deadline, f"the workers used {[cpu_seconds(w) for w in workers]} CPU seconds"
             time.sleep(0.2)
         learner.send_signal(signal.SIGKILL)
         learner.wait(timeout=30)
