@@ -29,7 +29,15 @@ OPPONENT = [sys.executable, str(TESTS / "book_player.py"), GAME, str(MAX_PLIES)]
 
 
 @pytest.fixture(scope="module")
-def busy_machine():
+def prepared() -> None:
+    """The documented one-time preparation of every agent, before any clock (and before the busy processes: they
+    would only make it longer)."""
+    for spec in AGENTS:
+        subprocess.run([*BOT[:6], "--agent", spec, "--prepare"], check=True, capture_output=True, timeout=900)
+
+
+@pytest.fixture(scope="module")
+def busy_machine(prepared):
     """8 processes spinning on the CPU, each in its own process group, ended by PID however the tests end."""
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True) for _ in range(BUSY)]
     try:
@@ -43,8 +51,6 @@ def busy_machine():
 @pytest.fixture(scope="module")
 def games(busy_machine) -> dict[tuple[str, str], CourseGame]:
     """Every agent at both seats, two games at a time, all on the busy machine."""
-    for spec in AGENTS:  # the documented one-time preparation, before any clock
-        subprocess.run([*BOT[:6], "--agent", spec, "--prepare"], check=True, capture_output=True, timeout=900)
     cases = [(spec, seat) for spec in AGENTS for seat in ("JoueurA", "JoueurB")]
     with ThreadPoolExecutor(2) as pool:
         futures = {

@@ -104,9 +104,11 @@ def test_processes_that_left_the_group_with_setsid_end_with_the_game_or_the_refe
     """Both programs start processes that leave their process group (``setsid``): they end when the game ends (a
     timeout), and when the referee is killed with SIGKILL during the game."""
     out = tmp_path / "results.json"
-    seconds = "3" if how == "timeout" else "100"
+    # The timeout game lasts the first answer's 3 s + start-up: 15 s of start-up let both programs start their 3
+    # sleepers each (4 interpreters, under a second on a quiet machine) many times over on a busy one.
+    seconds, startup = ("3", "15") if how == "timeout" else ("100", "60")
     referee = subprocess.Popen(
-        [*REFEREE, hostile(tmp_path, "setsid"), hostile(tmp_path, "setsid"), "--time", seconds, "--startup", "60",
+        [*REFEREE, hostile(tmp_path, "setsid"), hostile(tmp_path, "setsid"), "--time", seconds, "--startup", startup,
          "--games", "1", "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
