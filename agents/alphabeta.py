@@ -19,8 +19,8 @@ so nothing here re-implements a rule. The figures below were measured on the two
 * Oware's repetition rule is exact along the searched line: a child repeats if its key is among the positions since
   the last capture on the path, or in the root's set when the path has no capture. The transposition table does not
   hash that history (positions that differ only in it share entries), the usual compromise of game-tree search.
-* Ordering: the transposition-table move, then captures by size, then two killer moves per height, then the
-  history heuristic; principal-variation search (null windows after the first move).
+* Ordering: the transposition-table move, then moves that give another turn, then captures by size, then two
+  killer moves per height, then the history heuristic; principal-variation search (null windows after the first move).
 * Transposition table: Zobrist hashing (random uint64 per (board slot, seed count), per store value, per side to
   move, and per number of plies left when the ply limit is within reach of the search), always-replace.
 * Time budget: numba has no clock, so a timed search runs in slices of about :data:`SLICE_SECONDS`: each slice gets
@@ -156,7 +156,8 @@ def _leaf_parent(seeds, stores, player, ply, max_plies, beta, height, child_seed
 @njit(cache=True)
 def _generate(seeds, stores, player, ply, max_plies, bits, skip, n, height, killers, history, work, env):
     """Add the children of the position at ``height`` (the legal moves in ``bits`` but ``skip``) from index ``n`` on,
-    with their ordering scores: captures by size, then killers, then history. Return the new child count."""
+    with their ordering scores: moves that give another turn, then captures by size, then killers, then history.
+    Return the new child count."""
     _, _, child_seeds, child_stores, order, actions, statuses, movers, _, _ = work
     a = 0
     while a < 64 and bits >> a:  # a 64-action game's last action is the sign bit: its mask never shifts to 0
@@ -168,6 +169,8 @@ def _generate(seeds, stores, player, ply, max_plies, bits, skip, n, height, kill
             statuses[height, n] = packed >> 9
             movers[height, n] = (packed >> 8) & 1
             score = history[player, a]
+            if movers[height, n] == player:  # another turn: the mover keeps the initiative
+                score += 1 << 34
             if gained > 0:
                 score += (1 << 32) + (gained << 24)
             elif a == killers[height, 0] or a == killers[height, 1]:

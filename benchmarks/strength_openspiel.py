@@ -6,8 +6,9 @@ time per move, both seats; and how far our agents play from perfect on small end
         --agent mcts:time=0.1 --time 0.1 --games 100 --endgames 200 --out
 
 **Matches.** OpenSpiel's bot has no clock, so it gets the simulations it runs in ``--time`` seconds, measured on this
-machine before the games (the median rate of searches from the start and from positions of random games); the mean
-seconds per move both sides took are written beside the results. Games come in pairs from the same random opening of
+machine before each pair of games (the median rate of searches from the start and from positions of random games), so
+that a change of the machine's load during the run moves both sides alike; the mean seconds per move both sides took
+and the bot's simulations per pair are written beside the results. Games come in pairs from the same random opening of
 ``--opening-plies`` moves, seats swapped. Each move is sent to the other engine by its rank among the legal moves
 (both number a position's legal moves in the same order: OpenSpiel's mancala action is ours + 1 for player 0, + 8
 for player 1), and the engines are checked to agree at every ply (player to move, legal moves, end, returns).
@@ -50,12 +51,12 @@ def openspiel_bot(game: Any, simulations: int, seed: int) -> Any:
     return pyspiel.MCTSBot(game, evaluator, UCT_C, simulations, MAX_MEMORY_MB, True, seed, False)
 
 
-def calibrate(reference: Any, seconds: float, probe: int = 2000) -> tuple[int, float]:
-    """The simulations OpenSpiel's bot runs in ``seconds`` on this machine, and its rate (simulations/s): the median
-    of searches of ``probe`` simulations from the start and from positions of random games."""
+def calibrate(reference: Any, seconds: float, probe: int = 2000, searches: int = 7) -> tuple[int, float]:
+    """The simulations OpenSpiel's bot runs in ``seconds`` on this machine now, and its rate (simulations/s): the
+    median of ``searches`` searches of ``probe`` simulations from the start and from positions of random games."""
     rng = np.random.default_rng(99)
-    rates = []
-    while len(rates) < 7:
+    rates: list[float] = []
+    while len(rates) < searches:
         state = reference.new_initial_state()
         for _ in range(int(rng.integers(0, 30)) if rates else 0):
             if state.is_terminal():
@@ -111,27 +112,33 @@ def summary(games: list[dict[str, Any]]) -> dict[str, Any]:
     losses = len(games) - wins - draws
     score, low, high = score_interval(wins, draws, losses)
     return {"games": len(games), "wins": wins, "draws": draws, "losses": losses, "score": round(score, 4),
-            "score_low": round(low, 4), "score_high": round(high, 4)}  # fmt: skip
+            "score_low": round(low, 4), "score_high": round(high, 4),
+            "score_interval": [round(score, 4), round(low, 4), round(high, 4)]}  # fmt: skip
 
 
 def match(game: Game, options: dict[str, Any], reference: Any, spec: str, games: int, opening_plies: int,
-          simulations: int, seed: int) -> dict[str, Any]:  # fmt: skip
-    """``games`` games (pairs from one opening, seats swapped) of ``spec`` against OpenSpiel's bot."""
+          seconds: float, seed: int) -> dict[str, Any]:  # fmt: skip
+    """``games`` games (pairs from one opening, seats swapped) of ``spec`` against OpenSpiel's bot, given the
+    simulations it runs in ``seconds`` (:func:`calibrate`, before each pair)."""
     rng = np.random.default_rng(seed)
     played = []
     for pair in range(games // 2):
+        simulations, _ = calibrate(reference, seconds, searches=5)
         state, opening = game.initial(seed=seed, **options), []
         while len(opening) < opening_plies and not state.is_terminal:
             opening.append(int(rng.choice(state.legal_actions())))
             state = state.play(opening[-1])
         for seat in (0, 1):
             played.append(play_game(game, options, reference, spec, seat, opening, simulations,
-                                    seed + 2 * pair + seat))  # fmt: skip
+                                    seed + 2 * pair + seat) | {"openspiel_simulations": simulations})  # fmt: skip
         done = summary(played)
         print(f"  {spec}: {done['wins']}-{done['draws']}-{done['losses']} after {len(played)} games", flush=True)
     by_seat = {str(seat): summary([g for g in played if g["seat"] == seat]) for seat in (0, 1)}
     clock = {side: statistics.fmean(g["seconds_per_move"][side] for g in played) for side in ("ours", "openspiel")}
-    return {**summary(played), "by_seat": by_seat, "mean_seconds_per_move": clock, "game_records": played}
+    bot = [g["openspiel_simulations"] for g in played]
+    simulations = {"median": int(statistics.median(bot)), "min": min(bot), "max": max(bot)}
+    return {**summary(played), "by_seat": by_seat, "mean_seconds_per_move": clock,
+            "openspiel_simulations": simulations, "game_records": played}  # fmt: skip
 
 
 # --- endgames -------------------------------------------------------------------------------------------------------
@@ -207,14 +214,19 @@ def main(argv: list[str] | None = None) -> None:
     for spec in args.agent:  # compile (or load) each agent's search outside any clock
         make(spec).act(game.initial(**options))
     simulations, rate = calibrate(reference, args.time)
-    print(f"OpenSpiel's MCTSBot: {rate:,.0f} simulations/s here, {simulations} per move ({args.time} s)", flush=True)
+    print(
+        f"OpenSpiel's MCTSBot: {rate:,.0f} simulations/s here, {simulations} per move ({args.time} s) at the start, "
+        "measured again before each pair of games",
+        flush=True,
+    )
     positions = endgames(game, options, args.endgames, args.endgame_seeds, args.seed) if args.endgames else []
     figures: dict[str, Any] = {"openspiel_simulations": simulations, "openspiel_simulations_per_s": round(rate)}
     records = {}
     for spec in args.agent:
-        result = match(game, options, reference, spec, args.games, args.opening_plies, simulations, args.seed)
+        result = match(game, options, reference, spec, args.games, args.opening_plies, args.time, args.seed)
         records[spec] = result.pop("game_records")
-        print(f"{spec} vs OpenSpiel MCTS ({simulations} simulations): {result['wins']}-{result['draws']}-"
+        bot = result["openspiel_simulations"]
+        print(f"{spec} vs OpenSpiel MCTS ({bot['min']}-{bot['max']} simulations): {result['wins']}-{result['draws']}-"
               f"{result['losses']}, score {result['score']:.1%} [{result['score_low']:.1%}, "
               f"{result['score_high']:.1%}]", flush=True)  # fmt: skip
         if positions:

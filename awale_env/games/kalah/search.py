@@ -1,7 +1,11 @@
 """Kalah as the compiled searches see it (:class:`awale_env.kernels.search.SearchKernels`): each kernel calls the
 game's own core (:mod:`awale_env.games.kalah.kernels`). ``next_player`` gives the mover another turn when its last
 seed lands in its store; the searches and the vector env's stepper follow it. No repetition rule: the shared
-defaults serve the rest."""
+defaults serve the rest.
+
+``features`` (alpha-beta's weighted evaluation) reads Kalah's own facts into the shared slots: the seeds on each
+side (they go to their row's owner at the end), as *vulnerable* the most seeds the other player could capture with
+one move now, as *mobility* the moves that give another turn, and whether a row is starving (at most two seeds)."""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from awale_env.games.kalah import kernels as core
-from awale_env.kernels.search import Root, SearchKernels, higher_store
+from awale_env.kernels.search import STARVING_SEEDS, Root, SearchKernels, higher_store
 
 #: The env of the searches: its class names the game in compiled code; the rule flags (``Rules.code``).
 KalahEnv = namedtuple("KalahEnv", ("flags",))
@@ -58,6 +62,46 @@ def playout(env, board, stores, player, ply, max_plies, keys, rng):
 def observe(env, board, stores, ply, max_plies, player, out):
     """The view of ``player``, the player to move (the searches evaluate leaves from the mover's side)."""
     core.observe(board, stores, ply, max_plies, player, player, core.total_seeds(env.flags), out)
+
+
+@njit(cache=True, error_model="numpy")
+def best_capture(board, player, code):
+    """The most seeds one move of ``player`` captures on ``board`` (its last seed and the opposite pit's seeds, the
+    seed the sowing itself dropped there included), 0 if no move captures; moves of a lap or more are left out."""
+    best = 0
+    for a in range(core.ROW):
+        n = int(board[core.ROW * player + a])
+        last = a + n
+        if n == 0 or n >= core.PLACES or last % core.PLACES >= core.ROW:
+            continue
+        pit = core.ROW * player + last % core.PLACES
+        opposite = core.NUM_PITS - 1 - pit
+        # The landing pit gets the last seed only; the opposite pit got one too if the sowing went round to it.
+        seeds = int(board[opposite]) + (last >= core.PLACES)
+        if board[pit] == 0 and (seeds > 0 or code & core.CAPTURE_EMPTY_OPPOSITE_BIT):
+            best = max(best, 1 + seeds)
+    return best
+
+
+@njit(cache=True, error_model="numpy")
+def extra_turns(board, player):
+    """The moves of ``player`` whose last seed lands in its own store."""
+    count = 0
+    for a in range(core.ROW):
+        n = int(board[core.ROW * player + a])
+        count += n > 0 and (a + n) % core.PLACES == core.STORE_PLACE
+    return count
+
+
+@njit(cache=True, error_model="numpy")
+def features(env, board, stores, player, out):
+    other = 1 - player
+    own_seeds, other_seeds = core.row_total(board, player), core.row_total(board, other)
+    out[0] = int(stores[player]) - int(stores[other])
+    out[1], out[2] = own_seeds, other_seeds
+    out[3], out[4] = best_capture(board, other, env.flags), best_capture(board, player, env.flags)
+    out[5], out[6] = extra_turns(board, player), extra_turns(board, other)
+    out[7], out[8] = own_seeds <= STARVING_SEEDS, other_seeds <= STARVING_SEEDS
 
 
 SEARCH = SearchKernels.of_module(

@@ -9,7 +9,9 @@ import numpy as np
 
 from agents import make
 from agents.alphabeta import WIN, AlphaBetaAgent
+from agents.evaluation import features_of
 from awale_env.games.kalah import State
+from awale_env.games.kalah import kernels as core
 
 DEPTH = 40  # beyond the end of every game below
 
@@ -97,3 +99,40 @@ def test_mcts_plays_the_winning_move_of_endgames():
             assert values[state.legal_actions().index(action)] > 0, state
             checked += 1
     assert checked >= 8
+
+
+def test_the_evaluation_features_read_kalah_s_captures_and_extra_turns_as_the_rules_play_them():
+    """``features``' vulnerable slots are the most seeds one move of the other side captures (the rules' sowing
+    played on a copy, the seed it drops in the store left out), its mobility slots the moves that give another turn,
+    under both capture rules; moves of a lap or more are left out."""
+    rng = np.random.default_rng(7)
+    checked = 0
+    for i in range(800):
+        board = (rng.integers(0, 15, size=12) * (rng.random(12) > 0.6)).astype(np.int8)  # sowings round to a capture
+        if board.sum() > 48:
+            continue
+        code = 4 | (core.CAPTURE_EMPTY_OPPOSITE_BIT if i % 2 else 0)
+        state = State.from_position(board.tolist(), (0, 0), int(rng.integers(2)), capture_empty_opposite=bool(i % 2))
+        if state.is_terminal:
+            continue
+        seen = {}
+        for player in (0, 1):
+            captures, again = [0], 0
+            for action in range(6):
+                seeds = int(board[6 * player + action])
+                if seeds == 0:
+                    continue
+                again += core.next_player(board, player, action) == player
+                after, stores = board.copy(), np.zeros(2, dtype=np.int16)
+                core.sow(after, stores, player, action, code)
+                if seeds < 13:
+                    captures.append(int(stores[player]) - (action + seeds >= 6))
+            seen[player] = max(captures), again
+        features, me = features_of(state), state.to_move
+        own, other = int(board[6 * me : 6 * me + 6].sum()), int(board[6 - 6 * me : 12 - 6 * me].sum())
+        assert list(features[:3]) == [0, own, other]
+        assert (features[3], features[4]) == (seen[1 - me][0], seen[me][0]), state
+        assert (features[5], features[6]) == (seen[me][1], seen[1 - me][1]), state
+        assert (features[7], features[8]) == (own <= 2, other <= 2)
+        checked += seen[0][0] > 0 and seen[1][1] > 0
+    assert checked >= 25  # positions with captures and extra turns on offer
