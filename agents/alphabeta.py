@@ -19,6 +19,8 @@ so nothing here re-implements a rule. The figures below were measured on the two
 * Oware's repetition rule is exact along the searched line: a child repeats if its key is among the positions since
   the last capture on the path, or in the root's set when the path has no capture. The transposition table does not
   hash that history (positions that differ only in it share entries), the usual compromise of game-tree search.
+* Depth: a move that gives another turn does not count as a ply (the rest of the mover's turn is searched as deep as
+  its start), as programs for such games count depth in turns; a game whose players alternate is unaffected.
 * Ordering: the transposition-table move, then moves that give another turn, then captures by size, then two
   killer moves per height, then the history heuristic; principal-variation search (null windows after the first move).
 * Transposition table: Zobrist hashing (random uint64 per (board slot, seed count), per store value, per side to
@@ -213,6 +215,15 @@ FULL_WINDOW, NULL_WINDOW, RE_SEARCH = 0, 1, 2
 
 
 @njit(cache=True)
+def _child_depth(depth, height, same):
+    """The depth a child of a node searched ``depth`` plies at ``height`` is searched to: one less, but as much for a
+    move that gives another turn (the same mover's next move is part of its turn) while ``depth`` >= 2 and the
+    search stays within :data:`MAX_DEPTH` plies of the root (every such move adds a seed to the mover's store, so a
+    line holds only so many of them)."""
+    return depth if same and depth >= 2 and height + depth < MAX_DEPTH else depth - 1
+
+
+@njit(cache=True)
 def _child_window(f, h, low, high, same):
     """The window of the child of the node at ``h`` searched within (``low``, ``high``) for the node's player: the
     same for a child of the same mover (an extra turn), negated and swapped for the other player's."""
@@ -313,7 +324,7 @@ def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, his
                     node_seeds[h + 1] = child_seeds[h, i]
                     node_stores[h + 1] = child_stores[h, i]
                     kn.track_line(env, h + 1, node_seeds[h + 1], after, node_stores[h + 1, p] != st[p])
-                    f[h + 1, F_DEPTH], f[h + 1, F_PLAYER] = f[h, F_DEPTH] - 1, after
+                    f[h + 1, F_DEPTH], f[h + 1, F_PLAYER] = _child_depth(f[h, F_DEPTH], h, after == p), after
                     alpha, beta = f[h, F_ALPHA], f[h, F_BETA]
                     if f[h, F_MOVE] < 0:
                         f[h, F_MODE] = FULL_WINDOW
@@ -535,9 +546,9 @@ class AlphaBetaAgent:
     def principal_variation(self, state: Any, plies: int = 12) -> list[int]:
         """The line the last search of ``state`` expects (its principal variation), at most ``plies`` long: its best
         move, then each position's move in the transposition table, followed while the table holds the position
-        (nodes one ply from the leaves are not stored, so a depth-d search gives at most d - 1 plies; the table is
-        always-replace, so a line can end earlier) and the move is legal. Read after the search, so the search itself
-        pays nothing for it."""
+        (nodes one ply from the leaves are not stored, so a depth-d search gives at most d - 1 plies, more through moves
+        that give another turn; the table is always-replace, so a line can end earlier) and the move is legal. Read
+        after the search, so the search itself pays nothing for it."""
         if state.is_terminal or plies < 1:
             return []
         start = kn.root_of(state)

@@ -20,7 +20,7 @@ solved store difference; ``seeds_lost`` is the mean store difference its moves g
 
 ``--out`` writes the result file (default benchmarks/results/strength_openspiel_<game>.json) with its provenance
 (:mod:`provenance`): per agent the wins, draws and losses, the score (a draw counts half) with its 95 % interval, by
-seat as well, the endgame figures, and the bot's simulations beside the options.
+seat as well, the endgame figures, the bot's simulations (at the start and per pair) and every game's record.
 """
 
 from __future__ import annotations
@@ -113,17 +113,18 @@ def summary(games: list[dict[str, Any]]) -> dict[str, Any]:
     score, low, high = score_interval(wins, draws, losses)
     return {"games": len(games), "wins": wins, "draws": draws, "losses": losses, "score": round(score, 4),
             "score_low": round(low, 4), "score_high": round(high, 4),
-            "score_interval": [round(score, 4), round(low, 4), round(high, 4)]}  # fmt: skip
+            "score_interval": [round(score, 4), round(low, 4), round(high, 4)],
+            "wdl": f"{wins}-{draws}-{losses}"}  # fmt: skip
 
 
 def match(game: Game, options: dict[str, Any], reference: Any, spec: str, games: int, opening_plies: int,
-          seconds: float, seed: int) -> dict[str, Any]:  # fmt: skip
+          seconds: float, seed: int, pinned: int | None = None) -> dict[str, Any]:  # fmt: skip
     """``games`` games (pairs from one opening, seats swapped) of ``spec`` against OpenSpiel's bot, given the
-    simulations it runs in ``seconds`` (:func:`calibrate`, before each pair)."""
+    simulations it runs in ``seconds`` (:func:`calibrate`, before each pair), or ``pinned`` simulations."""
     rng = np.random.default_rng(seed)
     played = []
     for pair in range(games // 2):
-        simulations, _ = calibrate(reference, seconds, searches=5)
+        simulations = pinned or calibrate(reference, seconds, searches=5)[0]
         state, opening = game.initial(seed=seed, **options), []
         while len(opening) < opening_plies and not state.is_terminal:
             opening.append(int(rng.choice(state.legal_actions())))
@@ -197,6 +198,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--openspiel", help="pyspiel's name of the game (default: --game)")
     parser.add_argument("--agent", action="append", required=True, help="our agent's spec (repeatable)")
     parser.add_argument("--time", type=float, default=0.1, help="seconds per move OpenSpiel's bot is given")
+    parser.add_argument("--simulations", type=int, help="OpenSpiel's bot's simulations per move instead (no "
+                        "calibration: versions of our agents compared on a loaded machine meet one bot)")  # fmt: skip
     parser.add_argument("--games", type=int, default=100, help="games per agent (even: pairs, seats swapped)")
     parser.add_argument("--opening-plies", type=int, default=2, help="random moves opening each pair of games")
     parser.add_argument("--endgames", type=int, default=0, help="endgame positions each agent is scored on")
@@ -208,6 +211,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.games < 2 or args.games % 2:
         parser.error(f"--games must be an even number >= 2, got {args.games}")
+    if args.simulations is not None and args.simulations < 1:
+        parser.error(f"--simulations must be a positive number, got {args.simulations}")
     game, options = get_game(args.game), dict(args.option)
     reference = pyspiel.load_game(args.openspiel or args.game)
     started = time.monotonic()
@@ -223,7 +228,8 @@ def main(argv: list[str] | None = None) -> None:
     figures: dict[str, Any] = {"openspiel_simulations": simulations, "openspiel_simulations_per_s": round(rate)}
     records = {}
     for spec in args.agent:
-        result = match(game, options, reference, spec, args.games, args.opening_plies, args.time, args.seed)
+        result = match(game, options, reference, spec, args.games, args.opening_plies, args.time, args.seed,
+                       args.simulations)  # fmt: skip
         records[spec] = result.pop("game_records")
         bot = result["openspiel_simulations"]
         print(f"{spec} vs OpenSpiel MCTS ({bot['min']}-{bot['max']} simulations): {result['wins']}-{result['draws']}-"

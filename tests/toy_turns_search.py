@@ -25,7 +25,7 @@ def test_the_vector_env_follows_the_mover(toy_turns):
 
 def minimax(state, depth: int, height: int = 0) -> int:
     """Plain negamax over the State API with alpha-beta's scoring, a child's value negated only when its player to
-    move is not this position's."""
+    move is not this position's, and alpha-beta's depth (:func:`child_depth`)."""
     me = state.to_move
     if state.is_terminal:
         return 0 if state.winner is None else (WIN - height if state.winner == me else height - WIN)
@@ -34,9 +34,16 @@ def minimax(state, depth: int, height: int = 0) -> int:
     values = []
     for action in state.legal_actions():
         child = state.play(action)
-        value = minimax(child, depth - 1, height + 1)
+        value = minimax(child, child_depth(state, child, depth), height + 1)
         values.append(value if child.to_move == me else -value)
     return max(values)
+
+
+def child_depth(state, child, depth: int) -> int:
+    """The plies left after the move from ``state`` to ``child``: a move giving another turn costs none while two
+    or more are left."""
+    again = child.to_move == state.to_move and not child.is_terminal
+    return depth if again and depth >= 2 else depth - 1
 
 
 @functools.cache
@@ -109,7 +116,8 @@ def test_alphabeta_searches_it_exactly(toy_turns, depth):
         move = agent.search(state)
         child = state.play(move)
         sign = 1 if child.to_move == state.to_move else -1
-        assert agent.last_search["value"] == minimax(state, depth) == sign * minimax(child, depth - 1, 1)
+        after = sign * minimax(child, child_depth(state, child, depth), 1)
+        assert agent.last_search["value"] == minimax(state, depth) == after
 
 
 def test_alphabeta_solves_the_endgames(toy_turns):

@@ -19,7 +19,8 @@ DEPTH = 40  # beyond the end of every game below
 @functools.cache
 def minimax(state: State, depth: int, height: int = 0) -> int:
     """Plain negamax over the State API with alpha-beta's scoring (a win ``WIN - height``, at depth 0 the store
-    difference), a child's value negated only when another player moves there."""
+    difference), a child's value negated only when another player moves there, and alpha-beta's depth: a move that
+    gives another turn costs no ply while two or more are left."""
     me = state.to_move
     if state.is_terminal:
         return 0 if state.winner is None else (WIN - height if state.winner == me else height - WIN)
@@ -28,7 +29,8 @@ def minimax(state: State, depth: int, height: int = 0) -> int:
     values = []
     for action in state.legal_actions():
         child = state.play(action)
-        value = minimax(child, depth - 1, height + 1)
+        again = child.to_move == me and not child.is_terminal
+        value = minimax(child, depth if again and depth >= 2 else depth - 1, height + 1)
         values.append(value if child.to_move == me else -value)
     return max(values)
 
