@@ -1,6 +1,6 @@
 """The evaluations alpha-beta scores its leaves by (``alphabeta:eval=NAME``), for any game, from the features its
 search kernels give (:data:`awale_env.kernels.dispatch.FEATURES`: the store difference, the seeds on each side, each
-side's vulnerable holes, legal moves and starving), so that nothing here knows a game.
+side's vulnerability, legal moves, starving and moves giving another turn), so that nothing here knows a game.
 
 * ``score``: the store difference in seeds (what decides the game), cheap and coarse: many moves tie and cut off.
 * ``reference``: hand-set weights of the features in the manner of a strong public bot of the two-colour game
@@ -45,6 +45,8 @@ REFERENCE_WEIGHTS = {
     "opponent_mobility": -1.0,
     "own_starving": -20.0,
     "opponent_starving": 20.0,
+    "own_extra_turns": 0.0,  # the two-colour game's players alternate
+    "opponent_extra_turns": 0.0,
 }
 
 #: Fitted weights per game name, in the order of :data:`awale_env.kernels.dispatch.FEATURES`: the data file

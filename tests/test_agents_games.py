@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 from nojit import run_python
+from reference_minimax import child_value, minimax
 from typer.testing import CliRunner
 
 from agents import AGENTS, Limit, make
@@ -45,24 +46,6 @@ def random_positions(
         if not state.is_terminal:
             positions.append(state)
     return positions
-
-
-def minimax(state, depth: int, height: int = 0) -> int:
-    """Plain negamax over the State API with alpha-beta's scoring: the rules' winner, else the store difference;
-    a child's value is negated only when the other player moves there (Kalah's moves can give another turn)."""
-    me = state.to_move
-    if state.is_terminal:
-        return 0 if state.winner is None else (WIN - height if state.winner == me else height - WIN)
-    if depth == 0:
-        return state.stores[me] - state.stores[1 - me]
-    return max(child_value(state, a, depth, height) for a in state.legal_actions())
-
-
-def child_value(state, action: int, depth: int, height: int = 0) -> int:
-    """:func:`minimax` of the position after ``action`` for the player who plays it."""
-    child = state.play(action)
-    value = minimax(child, depth - 1, height + 1)
-    return value if child.to_move == state.to_move else -value
 
 
 def test_every_registered_agent_names_a_cheap_spec_of_itself():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from reference_minimax import child_value, minimax
 from stepping_clock import use_stepping_clock
 
 import agents.alphabeta as alphabeta_module
@@ -24,19 +25,6 @@ from agents.tuning import logistic_fit
 from awale_env import State
 from awale_env.games import GAMES
 from awale_env.kernels import dispatch as kn
-
-
-def minimax(state: State, depth: int, height: int = 0) -> int:
-    """Plain negamax over the State API with the scoring of ``eval="score"``: exact results, else the store
-    difference."""
-    me = state.to_move
-    if state.is_terminal:
-        # The player to move at a finished game is the loser's opponent's opponent: score it for ``me``.
-        diff = state.stores[me] - state.stores[1 - me]
-        return 0 if diff == 0 else (WIN - height if diff > 0 else height - WIN)
-    if depth == 0:
-        return state.stores[me] - state.stores[1 - me]
-    return max(-minimax(state.play(a), depth - 1, height + 1) for a in state.legal_actions())
 
 
 def random_positions(count: int, seed: int, max_plies: int | None = 400) -> list[State]:
@@ -64,7 +52,7 @@ def test_value_equals_plain_minimax_on_random_positions(depth):
         move = agent.search(state)
         expected = minimax(state, depth)
         assert agent.last_search["value"] == expected, repr(state)
-        assert -minimax(state.play(move), depth - 1, 1) == expected, "the move played must achieve the value"
+        assert child_value(state, move, depth) == expected, "the move played must achieve the value"
 
 
 def test_ply_limit_is_respected_like_minimax():
@@ -216,19 +204,28 @@ def test_awale16_features_of_a_hand_made_position():
     # 4 moves; player 1: holes 2 and 16 with one red seed each: 2 seeds, both vulnerable, 2 moves, starving.
     red = [1, 1, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 1]
     blue = [0, 0, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
-    for to_move, expected in ((0, [-8, 14, 2, 3, 2, 4, 2, 0, 1]), (1, [8, 2, 14, 2, 3, 2, 4, 1, 0])):
+    # No move gives another turn: the last two features are 0.
+    for to_move, expected in ((0, [-8, 14, 2, 3, 2, 4, 2, 0, 1, 0, 0]), (1, [8, 2, 14, 2, 3, 2, 4, 1, 0, 0, 0])):
         assert features_of(State.from_position(red, blue, (20, 28), to_move=to_move)).tolist() == expected
 
 
 @pytest.mark.parametrize("name", list(GAMES))
 def test_every_game_gives_the_features_of_its_positions(name):
-    # The store difference always; the seeds on each side add up to the board's where a game gives them.
+    # The store difference always; where a game gives more, the seeds on each side add up to the board's, its
+    # mobility is the number of legal moves, and the moves giving another turn are among them.
     for state in game_positions(name, count=5, seed=1):
         features = features_of(state)
         assert features[0] == state.stores[state.to_move] - state.stores[1 - state.to_move]
         if features[1] + features[2] > 0:
             assert features[1] + features[2] + sum(state.stores) == GAMES[name].total_seeds
             assert features[5] == len(state.legal_actions())
+            again = sum(state.play(a).to_move == state.to_move for a in state.legal_actions())
+            assert features[9] == again <= features[5]
+
+
+def test_every_game_s_tuned_weights_weigh_every_feature():
+    assert {len(weights) for weights in TUNED_WEIGHTS.values()} == {kn.NUM_FEATURES}
+    assert list(REFERENCE_WEIGHTS) == list(kn.FEATURES)
 
 
 def game_positions(name: str, count: int, seed: int) -> list:
@@ -257,9 +254,10 @@ def test_a_weighted_evaluation_scores_the_leaves_by_its_weights(eval_name):
         agent.reset()
         agent.search(state)
         values = []
-        for child in map(state.play, state.legal_actions()):
+        for action in state.legal_actions():
+            child = state.play(action)
             if child.is_terminal:
-                values.append(-minimax(child, 0, 1))
+                values.append(child_value(state, action, 1))
             else:
                 values.append(-int(np.floor(weights @ features_of(child) + 0.5)))
         assert agent.last_search["value"] == max(values), repr(state)
@@ -301,7 +299,7 @@ def test_the_principal_variation_is_a_line_that_achieves_the_searched_value(dept
         assert line[0] == move and len(line) <= depth
         position = state
         for k, action in enumerate(line):
-            assert (-1) ** k * -minimax(position.play(action), depth - k - 1, k + 1) == value, (repr(state), line, k)
+            assert (-1) ** k * child_value(position, action, depth - k, k) == value, (repr(state), line, k)
             position = position.play(action)
         lengths.append(len(line))
     # The table keeps most lines whole down to the last ply but one (nodes one ply from the leaves are not stored).

@@ -8,9 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import SHARED_KERNEL_CHECKS
+from reference_minimax import child_value, minimax
 
 from agents import make
-from agents.alphabeta import WIN, AlphaBetaAgent
+from agents.alphabeta import AlphaBetaAgent
 from awale_env.batched import CompiledGames
 from awale_env.testing import check_game
 from awale_env.vector import AwaleVectorEnv
@@ -38,16 +39,6 @@ def test_its_searches_vector_env_and_pure_python_fallback_keep_the_contract(toy_
     check_game(toy_game, checks=list(SHARED_KERNEL_CHECKS))
 
 
-def minimax(state, depth: int, height: int = 0) -> int:
-    """Plain negamax over the State API with alpha-beta's scoring: the rules' winner, else the store difference."""
-    me = state.to_move
-    if state.is_terminal:
-        return 0 if state.winner is None else (WIN - height if state.winner == me else height - WIN)
-    if depth == 0:
-        return state.stores[me] - state.stores[1 - me]
-    return max(-minimax(state.play(a), depth - 1, height + 1) for a in state.legal_actions())
-
-
 @pytest.mark.parametrize("depth", [1, 3, 5])
 def test_alphabeta_searches_it_exactly(toy_game, depth):
     rng = np.random.default_rng(depth)
@@ -62,7 +53,7 @@ def test_alphabeta_searches_it_exactly(toy_game, depth):
             continue
         agent.reset()
         move = agent.search(state)
-        assert agent.last_search["value"] == minimax(state, depth) == -minimax(state.play(move), depth - 1, 1)
+        assert agent.last_search["value"] == minimax(state, depth) == child_value(state, move, depth)
 
 
 def test_random_alphabeta_and_mcts_play_it(toy_game):

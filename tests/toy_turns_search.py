@@ -11,9 +11,10 @@ import functools
 import numpy as np
 import pytest
 from conftest import SHARED_KERNEL_CHECKS
+from reference_minimax import child_value, minimax
 
 from agents import make
-from agents.alphabeta import WIN, AlphaBetaAgent
+from agents.alphabeta import AlphaBetaAgent
 from agents.alphazero.mcts import BatchedSearch, SearchConfig, uniform
 from awale_env.testing import check_game
 
@@ -21,29 +22,6 @@ from awale_env.testing import check_game
 def test_the_vector_env_follows_the_mover(toy_turns):
     """The compiled stepper against the State replay, extra turns included (the contract's vector env check)."""
     check_game(toy_turns, checks=list(SHARED_KERNEL_CHECKS), games=8)
-
-
-def minimax(state, depth: int, height: int = 0) -> int:
-    """Plain negamax over the State API with alpha-beta's scoring, a child's value negated only when its player to
-    move is not this position's, and alpha-beta's depth (:func:`child_depth`)."""
-    me = state.to_move
-    if state.is_terminal:
-        return 0 if state.winner is None else (WIN - height if state.winner == me else height - WIN)
-    if depth == 0:
-        return state.stores[me] - state.stores[1 - me]
-    values = []
-    for action in state.legal_actions():
-        child = state.play(action)
-        value = minimax(child, child_depth(state, child, depth), height + 1)
-        values.append(value if child.to_move == me else -value)
-    return max(values)
-
-
-def child_depth(state, child, depth: int) -> int:
-    """The plies left after the move from ``state`` to ``child``: a move giving another turn costs none while two
-    or more are left."""
-    again = child.to_move == state.to_move and not child.is_terminal
-    return depth if again and depth >= 2 else depth - 1
 
 
 @functools.cache
@@ -114,10 +92,7 @@ def test_alphabeta_searches_it_exactly(toy_turns, depth):
     for state in random_positions(np.random.default_rng(depth), 8, 10):
         agent.reset()
         move = agent.search(state)
-        child = state.play(move)
-        sign = 1 if child.to_move == state.to_move else -1
-        after = sign * minimax(child, child_depth(state, child, depth), 1)
-        assert agent.last_search["value"] == minimax(state, depth) == after
+        assert agent.last_search["value"] == minimax(state, depth) == child_value(state, move, depth)
 
 
 def test_alphabeta_solves_the_endgames(toy_turns):

@@ -33,8 +33,10 @@ DRAW = -1  # what ``winner`` returns when nobody wins
 #: uses its first entries.
 SCRATCH_SIZE = 64
 #: What a game's ``features`` kernel writes, from the point of view of the player to move, for alpha-beta's weighted
-#: evaluations: the store difference, the seeds on each side, each side's vulnerable holes (one seed short of a
-#: capture, or more), each side's legal moves, and whether each side is starving (at most ``STARVING_SEEDS`` seeds).
+#: evaluations: the store difference, the seeds on each side, each side's vulnerability (as the game measures it:
+#: holes one seed short of a capture, or more; or the most seeds one move of the other side captures), each side's
+#: legal moves, whether each side is starving (at most ``STARVING_SEEDS`` seeds), and each side's moves that give
+#: another turn (0 in a game whose players alternate).
 FEATURES = (
     "store_difference",
     "own_seeds",
@@ -45,6 +47,8 @@ FEATURES = (
     "opponent_mobility",
     "own_starving",
     "opponent_starving",
+    "own_extra_turns",
+    "opponent_extra_turns",
 )
 NUM_FEATURES = len(FEATURES)
 STARVING_SEEDS = 2
@@ -249,7 +253,7 @@ def hole_features(board, stores, player, holes, colours, alternate, capture_low,
     """``features`` of a game of ``holes`` holes of ``colours`` consecutive board slots each, owned alternately (hole
     ``h`` by player ``h % 2``) if ``alternate``, else the first half by player 0, where a sowing that leaves
     ``capture_low`` to ``capture_high`` seeds in a hole captures them: the game passes both players' legal-move
-    counts."""
+    counts. Its players alternate: no move gives another turn."""
     side0 = side1 = vulnerable0 = vulnerable1 = 0
     half = holes // 2
     for h in range(holes):
@@ -269,3 +273,4 @@ def hole_features(board, stores, player, holes, colours, alternate, capture_low,
     out[3], out[4] = (vulnerable0, vulnerable1) if player == 0 else (vulnerable1, vulnerable0)
     out[5], out[6] = own_moves, opponent_moves
     out[7], out[8] = own <= STARVING_SEEDS, other <= STARVING_SEEDS
+    out[9] = out[10] = 0

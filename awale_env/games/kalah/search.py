@@ -5,7 +5,8 @@ defaults serve the rest.
 
 ``features`` (alpha-beta's weighted evaluation) reads Kalah's own facts into the shared slots: the seeds on each
 side (they go to their row's owner at the end), as *vulnerable* the most seeds the other player could capture with
-one move now, as *mobility* the moves that give another turn, and whether a row is starving (at most two seeds)."""
+one move now, the legal moves, whether a row is starving (at most two seeds), and the moves that give another
+turn."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from awale_env.games.kalah import kernels as core
-from awale_env.kernels.search import STARVING_SEEDS, Root, SearchKernels, higher_store
+from awale_env.kernels.search import STARVING_SEEDS, Root, SearchKernels, bit_count, higher_store
 
 #: The env of the searches: its class names the game in compiled code; the rule flags (``Rules.code``).
 KalahEnv = namedtuple("KalahEnv", ("flags",))
@@ -100,8 +101,9 @@ def features(env, board, stores, player, out):
     out[0] = int(stores[player]) - int(stores[other])
     out[1], out[2] = own_seeds, other_seeds
     out[3], out[4] = best_capture(board, other, env.flags), best_capture(board, player, env.flags)
-    out[5], out[6] = extra_turns(board, player), extra_turns(board, other)
+    out[5], out[6] = bit_count(core.legal_bits(board, player)), bit_count(core.legal_bits(board, other))
     out[7], out[8] = own_seeds <= STARVING_SEEDS, other_seeds <= STARVING_SEEDS
+    out[9], out[10] = extra_turns(board, player), extra_turns(board, other)
 
 
 SEARCH = SearchKernels.of_module(

@@ -1,38 +1,18 @@
 """The compiled searches on Kalah, whose moves can give another turn: alpha-beta's exhaustive search of small
-endgames agrees with a brute-force minimax written here, and MCTS finds their winning moves."""
+endgames agrees with a brute-force minimax (tests/reference_minimax.py), and MCTS finds their winning moves."""
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
+from reference_minimax import child_value, minimax
 
 from agents import make
-from agents.alphabeta import WIN, AlphaBetaAgent
+from agents.alphabeta import AlphaBetaAgent
 from agents.evaluation import features_of
 from awale_env.games.kalah import State
 from awale_env.games.kalah import kernels as core
 
 DEPTH = 40  # beyond the end of every game below
-
-
-@functools.cache
-def minimax(state: State, depth: int, height: int = 0) -> int:
-    """Plain negamax over the State API with alpha-beta's scoring (a win ``WIN - height``, at depth 0 the store
-    difference), a child's value negated only when another player moves there, and alpha-beta's depth: a move that
-    gives another turn costs no ply while two or more are left."""
-    me = state.to_move
-    if state.is_terminal:
-        return 0 if state.winner is None else (WIN - height if state.winner == me else height - WIN)
-    if depth == 0:
-        return state.stores[me] - state.stores[1 - me]
-    values = []
-    for action in state.legal_actions():
-        child = state.play(action)
-        again = child.to_move == me and not child.is_terminal
-        value = minimax(child, depth if again and depth >= 2 else depth - 1, height + 1)
-        values.append(value if child.to_move == me else -value)
-    return max(values)
 
 
 def endgames(count: int, seeds: int, seed: int, close: bool = False) -> list[State]:
@@ -66,10 +46,7 @@ def test_alphabeta_solves_endgames_as_brute_force_minimax_does():
     for state in positions:
         agent.reset()
         move = agent.search(state)
-        child = state.play(move)
-        value = minimax(child, DEPTH - 1, 1)
-        assert agent.last_search["value"] == minimax(state, DEPTH) == (value if child.to_move == state.to_move
-                                                                       else -value), state  # fmt: skip
+        assert agent.last_search["value"] == minimax(state, DEPTH) == child_value(state, move, DEPTH), state
 
 
 def test_alphabeta_at_a_few_plies_equals_minimax_at_as_many():
@@ -93,8 +70,7 @@ def test_mcts_plays_the_winning_move_of_endgames():
     checked = 0
     for state in endgames(60, 6, seed=2, close=True):
         best = minimax(state, DEPTH)
-        values = [minimax(state.play(a), DEPTH - 1, 1) * (1 if state.play(a).to_move == state.to_move else -1)
-                  for a in state.legal_actions()]  # fmt: skip
+        values = [child_value(state, a, DEPTH) for a in state.legal_actions()]
         if best > 0 and min(values) <= 0 and checked < 12:  # a win to find among moves that do not win
             agent.reset()
             action = agent.act(state)
@@ -105,8 +81,9 @@ def test_mcts_plays_the_winning_move_of_endgames():
 
 def test_the_evaluation_features_read_kalah_s_captures_and_extra_turns_as_the_rules_play_them():
     """``features``' vulnerable slots are the most seeds one move of the other side captures (the rules' sowing
-    played on a copy, the seed it drops in the store left out), its mobility slots the moves that give another turn,
-    under both capture rules; moves of a lap or more are left out."""
+    played on a copy, the seed it drops in the store left out; moves of a lap or more are left out), its mobility
+    slots the legal moves as in every game, its extra-turn slots the moves that give another turn, under both
+    capture rules."""
     rng = np.random.default_rng(7)
     checked = 0
     for i in range(800):
@@ -119,22 +96,24 @@ def test_the_evaluation_features_read_kalah_s_captures_and_extra_turns_as_the_ru
             continue
         seen = {}
         for player in (0, 1):
-            captures, again = [0], 0
+            captures, again, legal = [0], 0, 0
             for action in range(6):
                 seeds = int(board[6 * player + action])
                 if seeds == 0:
                     continue
+                legal += 1
                 again += core.next_player(board, player, action) == player
                 after, stores = board.copy(), np.zeros(2, dtype=np.int16)
                 core.sow(after, stores, player, action, code)
                 if seeds < 13:
                     captures.append(int(stores[player]) - (action + seeds >= 6))
-            seen[player] = max(captures), again
+            seen[player] = max(captures), again, legal
         features, me = features_of(state), state.to_move
         own, other = int(board[6 * me : 6 * me + 6].sum()), int(board[6 - 6 * me : 12 - 6 * me].sum())
         assert list(features[:3]) == [0, own, other]
         assert (features[3], features[4]) == (seen[1 - me][0], seen[me][0]), state
-        assert (features[5], features[6]) == (seen[me][1], seen[1 - me][1]), state
+        assert features[5] == seen[me][2] == len(state.legal_actions()) and features[6] == seen[1 - me][2], state
         assert (features[7], features[8]) == (own <= 2, other <= 2)
+        assert (features[9], features[10]) == (seen[me][1], seen[1 - me][1]), state
         checked += seen[0][0] > 0 and seen[1][1] > 0
     assert checked >= 25  # positions with captures and extra turns on offer

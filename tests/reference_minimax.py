@@ -1,0 +1,37 @@
+"""The plain minimax the tests hold alpha-beta to, on any game, over the State API (a helper module, not a test file):
+alpha-beta's scoring and its depth rule written the simple way, once, for every test that compares against it."""
+
+from __future__ import annotations
+
+import functools
+
+from agents.alphabeta import MAX_DEPTH, WIN
+
+
+@functools.cache
+def minimax(state, depth: int, height: int = 0) -> int:
+    """Negamax value of ``state`` for its player to move, searched ``depth`` plies (:func:`child_depth`): a finished
+    game scored as the rules decide it (a win ``WIN - height``: the quicker the better), a leaf by the store
+    difference (``eval="score"``); a child's value is negated only where the other player moves."""
+    me = state.to_move
+    if state.is_terminal:
+        return 0 if state.winner is None else (WIN - height if state.winner == me else height - WIN)
+    if depth == 0:
+        return state.stores[me] - state.stores[1 - me]
+    return max(child_value(state, action, depth, height) for action in state.legal_actions())
+
+
+def child_value(state, action: int, depth: int, height: int = 0) -> int:
+    """:func:`minimax` of the position after ``action`` (searched from ``state`` at ``height`` to ``depth`` plies)
+    for the player who plays it."""
+    child = state.play(action)
+    value = minimax(child, child_depth(state, child, depth, height), height + 1)
+    return value if child.to_move == state.to_move else -value
+
+
+def child_depth(state, child, depth: int, height: int = 0) -> int:
+    """Alpha-beta's depth rule: the plies left after the move from ``state`` (at ``height``) to ``child`` are one
+    fewer, but a move that gives the mover another turn costs none while two or more are left and the line stays
+    within ``MAX_DEPTH`` plies of the root (the rest of a turn is searched as deep as its start)."""
+    again = child.to_move == state.to_move
+    return depth if again and depth >= 2 and height + depth < MAX_DEPTH else depth - 1
