@@ -1,10 +1,10 @@
-"""Search speed from the initial position on one core: alpha-beta nodes/s and depth reached in 1 s under each
-evaluation (``score``, then the weighted ones; ``tuned`` is alpha-beta's default), MCTS simulations/s, each also per
-second of CPU time.
+"""Search speed from the initial position of a game (``--game``, awale16 by default) on one core: alpha-beta nodes/s
+and depth reached in 1 s under each evaluation (``score``, then the weighted ones; ``tuned`` is alpha-beta's
+default), MCTS simulations/s, each also per second of CPU time.
 
 Each search has 1 s; each figure is the median of ``--repeats`` runs after a warm-up (compilation or cache load).
 Every run starts with an empty table / tree; the time of a depth-10 search is also reported (target: under 1 s).
-Usage: python benchmarks/bench_agents.py [--repeats N] [--json]
+Usage: python benchmarks/bench_agents.py [--game NAME] [--repeats N] [--json]
 """
 
 from __future__ import annotations
@@ -14,55 +14,58 @@ import json
 import os
 import statistics
 import time
+from typing import Any
 
 from provenance import add_out_option, write_result
 
 from agents.alphabeta import AlphaBetaAgent
 from agents.evaluation import EVALUATIONS
 from agents.mcts import MCTSAgent
-from awale_env import State
+from awale_env.games import DEFAULT_GAME, get_game
 
 
-def alphabeta_run(seconds: float, seed: int, evaluation: str = "score") -> tuple[float, int, float]:
-    """(nodes/s, depth completed, nodes per second of CPU time) of one timed search. CPU time is what the core gave
-    this process: on a shared machine it moves far less with the load than the wall clock."""
+def alphabeta_run(start: Any, seconds: float, seed: int, evaluation: str = "score") -> tuple[float, int, float]:
+    """(nodes/s, depth completed, nodes per second of CPU time) of one timed search of ``start``. CPU time is what
+    the core gave this process: on a shared machine it moves far less with the load than the wall clock."""
     agent = AlphaBetaAgent(time=seconds, seed=seed, eval=evaluation)
     cpu = time.process_time()
-    agent.act(State.initial())
+    agent.act(start)
     cpu = time.process_time() - cpu
     stats = agent.last_search
     return stats["nodes"] / stats["seconds"], int(stats["depth"]), stats["nodes"] / cpu
 
 
-def alphabeta_depth_time(depth: int, seed: int) -> tuple[float, float]:
-    """Seconds (wall clock, CPU time) of a search to ``depth`` from the initial position."""
+def alphabeta_depth_time(start: Any, depth: int, seed: int) -> tuple[float, float]:
+    """Seconds (wall clock, CPU time) of a search of ``start`` to ``depth``."""
     agent = AlphaBetaAgent(depth=depth, seed=seed)
     cpu = time.process_time()
-    agent.act(State.initial())
+    agent.act(start)
     return agent.last_search["seconds"], time.process_time() - cpu
 
 
-def mcts_rate(seconds: float, seed: int) -> tuple[float, float]:
-    """Simulations/s of one timed MCTS search (wall clock, CPU time)."""
+def mcts_rate(start: Any, seconds: float, seed: int) -> tuple[float, float]:
+    """Simulations/s of one timed MCTS search of ``start`` (wall clock, CPU time)."""
     agent = MCTSAgent(time=seconds, seed=seed)
     cpu = time.process_time()
-    agent.act(State.initial())
+    agent.act(start)
     cpu = time.process_time() - cpu
     return agent.last_search["simulations"] / agent.last_search["seconds"], agent.last_search["simulations"] / cpu
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default=DEFAULT_GAME, help=f"the game searched (default {DEFAULT_GAME})")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--json", action="store_true", help="print one JSON object on the last line")
     add_out_option(parser, "agents")
     args = parser.parse_args()
 
-    mcts_rate(0.05, 0)  # warm-up: compile or load the cache (a timed alpha-beta agent does it when built)
+    start = get_game(args.game).initial()
+    mcts_rate(start, 0.05, 0)  # warm-up: compile or load the cache (a timed alpha-beta agent does it when built)
     # The evaluations take turns, so that a change in the machine's load touches them alike.
-    runs = [[alphabeta_run(1.0, seed, e) for e in EVALUATIONS] for seed in range(args.repeats)]
-    depth10 = [alphabeta_depth_time(10, seed) for seed in range(args.repeats)]
-    mcts = [mcts_rate(1.0, seed) for seed in range(args.repeats)]
+    runs = [[alphabeta_run(start, 1.0, seed, e) for e in EVALUATIONS] for seed in range(args.repeats)]
+    depth10 = [alphabeta_depth_time(start, 10, seed) for seed in range(args.repeats)]
+    mcts = [mcts_rate(start, 1.0, seed) for seed in range(args.repeats)]
     result: dict[str, float] = {}
     for i, evaluation in enumerate(EVALUATIONS):
         suffix = "" if evaluation == "score" else f"_{evaluation}"
