@@ -6,7 +6,8 @@ and per rule variant of :data:`RULE_VARIANTS` (a ``(game, rule flags)`` pair). `
 (``toy_turns`` its variant with another turn) for one test and puts the registry back after it.
 
 The suite runs in parallel (``pytest -n logical``, as .ci/run does): before the workers start, pytest's controller
-process loads (on a fresh clone: compiles) the numba kernels once (tests/warm_kernels.py). Tests that take long
+process has the numba kernels loaded (on a fresh clone: compiled) once, one game per process on as many processes as
+there are workers (tests/warm_kernels.py). Tests that take long
 (:data:`SLOW`, by file or test name) are marked ``slow`` here, in one place rather than in each file, and run first
 so that the workers finish together; CI runs them, ``-m "not slow"`` (``bash .ci/run --quick``) leaves them out.
 """
@@ -94,7 +95,8 @@ SLOW: tuple[str, ...] = (
     "tests/test_notebooks.py",
     "tests/test_ppo_selfplay.py::test_ctrl_c_stops_a_run_with_one_line_saying_how_to_resume",
     "tests/test_readme.py::test_readme_python_block_runs_on_its_own",
-    "tests/test_toy_game.py::test_alphabeta_and_mcts_play_it",
+    "tests/test_toy_game.py::test_alphabeta_mcts_and_the_vector_env_play_it",
+    "tests/test_toy_turns.py::test_the_searches_follow_the_mover",
     "tests/test_training_hardening.py::test_alphazero_killed_mid_run_resumes_and_its_workers_end",
     "tests/test_training_options.py::test_a_bad_option_is_one_line_and_exit_code_2",
 )
@@ -102,11 +104,13 @@ SLOW: tuple[str, ...] = (
 
 def pytest_configure(config: pytest.Config) -> None:
     """In the controller of a parallel run (``-n``), load the kernels once before the workers start."""
-    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+    workers = getattr(config.option, "numprocesses", None)
+    if workers and not hasattr(config, "workerinput"):
         if os.environ.get("PYTEST_XDIST_WORKER") is None:
             from warm_kernels import warm
 
-            warm(sys.__stderr__)  # past pytest's capture: CI shows what the minutes before the first test are for
+            # past pytest's capture: CI shows what the minutes before the first test are for
+            warm(sys.__stderr__, processes=workers if isinstance(workers, int) else os.cpu_count() or 1)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
