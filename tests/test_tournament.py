@@ -17,7 +17,10 @@ from pathlib import Path
 
 import psutil
 import pytest
+from click.testing import Result
+from typer.testing import CliRunner
 
+from awale_apps.cli import app
 from awale_env.errors import IllegalMoveError
 from awale_env.games import get_game
 from competition.store import StoreBusy, StoreError, open_store
@@ -67,6 +70,12 @@ STUDENT = textwrap.dedent(
 
 def awale(*args: str, timeout: float = TIMEOUT) -> subprocess.CompletedProcess:
     return subprocess.run([AWALE, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def awale_in_process(*args: str) -> Result:
+    """``awale`` run in this process (typer's test runner, the command's one-line errors included): for refusals,
+    which end before any game, without a program's start-up each (:func:`awale` runs some as programs)."""
+    return CliRunner().invoke(app, list(args))
 
 
 def student(tmp_path: Path, mode: str) -> str:
@@ -333,25 +342,31 @@ def test_a_second_writer_a_corrupt_or_a_foreign_file_and_bad_players_are_one_lin
     }
     for text, message in bad.items():
         players.write_text(text)
-        result = awale("tournament", str(players), "--game", GAME, "--db", str(tmp_path / "new.db"))
-        assert result.returncode == 2 and message in result.stderr, result.stderr
+        result = awale_in_process("tournament", str(players), "--game", GAME, "--db", str(tmp_path / "new.db"))
+        assert result.exit_code == 2 and message in result.stderr, result.stderr
         assert result.stderr.count("\n") == 1
     with pytest.raises(StoreError, match="no such results store"):
         open_store(tmp_path / "missing.db")
     players.write_text('[[player]]\nname = "a"\nagent = "random"\n[[player]]\nname = "b"\nagent = "greedy"\n')
     for memory in ("10000000000000", str(2**20 + 1)):  # 10^13 MiB overflowed the guard's limit: every program crashed
-        result = awale("tournament", str(players), "--game", GAME, "--db", str(tmp_path / "mem.db"), "--memory", memory)
-        assert result.returncode == 2 and result.stderr.startswith("error: --memory must be at most 1048576 MiB")
+        result = awale_in_process(
+            "tournament", str(players), "--game", GAME, "--db", str(tmp_path / "mem.db"), "--memory", memory
+        )
+        assert result.exit_code == 2 and result.stderr.startswith("error: --memory must be at most 1048576 MiB")
         assert result.stderr.count("\n") == 1 and not (tmp_path / "mem.db").exists()
     players.write_text('[[player]]\nname = "a"\nagent = "random"\n[[player]]\nname = "b"\nagent = "greedy"\n')
-    result = awale("tournament", str(players), "--game", GAME, "--db", str(tmp_path / "env.db"), "--runtime-env", "{}")
-    assert result.returncode == 2 and result.stderr.strip() == "error: --runtime-env is for --backend ray"
+    result = awale_in_process(
+        "tournament", str(players), "--game", GAME, "--db", str(tmp_path / "env.db"), "--runtime-env", "{}"
+    )
+    assert result.exit_code == 2 and result.stderr.strip() == "error: --runtime-env is for --backend ray"
     assert not (tmp_path / "env.db").exists()
     if importlib.util.find_spec("ray") is None:  # Ray is an optional extra: without it, one line
         players.write_text('[[player]]\nname = "a"\nagent = "random"\n[[player]]\nname = "b"\nagent = "greedy"\n')
-        result = awale("tournament", str(players), "--game", GAME, "--db", str(tmp_path / "ray.db"), "--backend", "ray")
+        result = awale_in_process(
+            "tournament", str(players), "--game", GAME, "--db", str(tmp_path / "ray.db"), "--backend", "ray"
+        )
         assert (
-            result.returncode == 1
+            result.exit_code == 1
             and result.stderr.strip() == 'error: --backend ray needs Ray: pip install "awale_env[rllib]"'
         )
 
