@@ -14,7 +14,6 @@ import sys
 import tempfile
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import TextIO
 
@@ -47,6 +46,11 @@ def warm_game(name: str) -> str:
     for spec in ("alphabeta:depth=2", "mcts:simulations=16"):
         agents.make(spec, seed=0).act(state)
     return f"rules, vector env and searches, {time.perf_counter() - began:.1f} s"
+
+
+def named_warm_game(name: str) -> tuple[str, str]:
+    """``name`` and what :func:`warm_game` says of it (a pool's results come back as they end)."""
+    return name, warm_game(name)
 
 
 def lock_numba_cache(lock_path: str) -> None:
@@ -92,12 +96,10 @@ def warm(out: TextIO | None = sys.stderr, processes: int = 1) -> float:
     else:
         with tempfile.TemporaryDirectory() as folder:
             lock_path = str(Path(folder) / "numba-cache.lock")
-            with ProcessPoolExecutor(
-                processes, multiprocessing.get_context("spawn"), initializer=lock_numba_cache, initargs=(lock_path,)
-            ) as pool:
-                futures = {pool.submit(warm_game, name): name for name in names}
-                for future in as_completed(futures):
-                    say(f"  {futures[future]}: {future.result()}")
+            spawn = multiprocessing.get_context("spawn")
+            with spawn.Pool(processes, lock_numba_cache, (lock_path,)) as pool:  # its end terminates the workers
+                for name, text in pool.imap_unordered(named_warm_game, names):
+                    say(f"  {name}: {text}")
     seconds = time.perf_counter() - start
     say(f"tests/warm_kernels.py: kernels loaded in {seconds:.1f} s")
     return seconds
