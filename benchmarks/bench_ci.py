@@ -64,7 +64,10 @@ def main(argv: list[str] | None = None) -> int:
         for run in range(1, args.runs + 1):
             code, output, total = run_ci()
             if code != 0:
-                print(f"error: CI run {run} of {args.runs} failed ({code}):\n{output[-3000:]}", file=sys.stderr)
+                log = Path(tempfile.gettempdir()) / f"bench_ci_run{run}.log"  # the clone is gone: its whole output
+                log.write_text(output)
+                print(f"error: CI run {run} of {args.runs} failed ({code}), its output in {log}:\n{output[-3000:]}",
+                      file=sys.stderr)  # fmt: skip
                 return 1
             runs.append({**suites(output), "total_seconds": round(total)})
             print(f"run {run}: " + ", ".join(f"{key} {value:,}" for key, value in runs[-1].items()), flush=True)
