@@ -15,7 +15,8 @@ so nothing here re-implements a rule. The figures below were measured on the two
   a child's value and window change sign only when its mover is not the node's.
 * Finished games are scored exactly as the game's rules decide the winner (:func:`awale_env.kernels.dispatch.winner`;
   the ply limit of the state ends the game): ``+-(WIN - height)`` so a quicker win (slower loss) is preferred, 0 for a
-  draw.
+  draw. So is a live position whose winner no play can change any more (:func:`awale_env.kernels.dispatch.decided`:
+  a Kalah store holding more than half the seeds) when the root's is still open: the outcome is proven plies sooner.
 * Oware's repetition rule is exact along the searched line: a child repeats if its key is among the positions since
   the last capture on the path, or in the root's set when the path has no capture. The transposition table does not
   hash that history (positions that differ only in it share entries), the usual compromise of game-tree search.
@@ -57,6 +58,9 @@ INFINITY = 1 << 20
 PLIES_LEFT_CAP = MAX_DEPTH + 2
 
 EXACT, LOWER, UPPER = 0, 1, 2
+# The status alpha-beta gives a live position whose winner is already decided (:func:`kn.decided`), scored as a
+# finished game: no game's own status code.
+DECIDED = 127
 # Search counters (an int64 array shared by the compiled functions): nodes so far, the node count at which the search
 # pauses, whether it paused and at which height, the best root move so far and whether there is one.
 NODES, NODE_LIMIT, PAUSED, PAUSED_AT, ROOT_MOVE, ROOT_DONE = range(6)
@@ -89,9 +93,9 @@ def position_hash(seeds, stores, player, plies_left, slot_keys, store_keys, left
 
 @njit(cache=True)
 def terminal_value(env, seeds, stores, code, player, height):
-    """Exact value of a finished game (status ``code``, ``player`` to move) for ``player``: the rules' winner,
-    quicker wins scored higher."""
-    won = kn.winner(env, seeds, stores, code, player)
+    """Exact value of a finished or decided game (status ``code``, ``player`` to move) for ``player``: the rules'
+    winner, quicker wins scored higher."""
+    won = kn.decided(env, seeds, stores) if code == DECIDED else kn.winner(env, seeds, stores, code, player)
     if won == kn.DRAW:
         return 0
     return WIN - height if won == player else height - WIN
@@ -116,20 +120,23 @@ def _from_table(value, height):
 
 
 @njit(cache=True)
-def _play_child(seeds, stores, player, ply, max_plies, action, cs, cst, height, env):
-    """Write the position after ``action`` into (cs, cst); return ``gained | next player << 8 | status << 9``."""
+def _play_child(seeds, stores, player, ply, max_plies, action, cs, cst, height, env, decide):
+    """Write the position after ``action`` into (cs, cst); return ``gained | next player << 8 | status << 9`` (the
+    status :data:`DECIDED` for a live position whose winner is decided, if ``decide``)."""
     cs[:] = seeds
     cst[:] = stores
     after = kn.next_player(env, seeds, player, action)
     gained = kn.move(env, cs, cst, player, action)
     repeated = gained == 0 and kn.repeated(env, cs, after, height)
     code = kn.status(env, cs, cst, after, ply + 1, max_plies, gained, repeated)
+    if decide and code == kn.ONGOING and kn.decided(env, cs, cst) >= 0:
+        code = DECIDED
     return max(gained, 0) | after << 8 | code << 9
 
 
 @njit(cache=True)
 def _leaf_parent(seeds, stores, player, ply, max_plies, beta, height, child_seeds, child_stores, actions, counters,
-                 env, evaluation):  # fmt: skip
+                 env, evaluation, decide):  # fmt: skip
     """Negamax at depth 1 without recursion or table: each child is scored by :func:`evaluate` or exactly;
     ``actions``: room for the legal actions. The child is played here rather than by :func:`_play_child`: most
     nodes are these children, and the call with its arrays costs them reference counting."""
@@ -142,6 +149,8 @@ def _leaf_parent(seeds, stores, player, ply, max_plies, beta, height, child_seed
         gained = kn.move(env, child_seeds, child_stores, player, actions[i])
         repeated = gained == 0 and kn.repeated(env, child_seeds, after, height)
         code = kn.status(env, child_seeds, child_stores, after, ply + 1, max_plies, gained, repeated)
+        if decide and code == kn.ONGOING and kn.decided(env, child_seeds, child_stores) >= 0:
+            code = DECIDED
         if code != kn.ONGOING:
             v = terminal_value(env, child_seeds, child_stores, code, after, height + 1)
         else:
@@ -156,7 +165,7 @@ def _leaf_parent(seeds, stores, player, ply, max_plies, beta, height, child_seed
 
 
 @njit(cache=True)
-def _generate(seeds, stores, player, ply, max_plies, bits, skip, n, height, killers, history, work, env):
+def _generate(seeds, stores, player, ply, max_plies, bits, skip, n, height, killers, history, work, env, decide):
     """Add the children of the position at ``height`` (the legal moves in ``bits`` but ``skip``) from index ``n`` on,
     with their ordering scores: moves that give another turn, then captures by size, then killers, then history.
     Return the new child count."""
@@ -165,7 +174,7 @@ def _generate(seeds, stores, player, ply, max_plies, bits, skip, n, height, kill
     while a < 64 and bits >> a:  # a 64-action game's last action is the sign bit: its mask never shifts to 0
         if (bits >> a) & 1 and a != skip:
             packed = _play_child(seeds, stores, player, ply, max_plies, a, child_seeds[height, n],
-                                 child_stores[height, n], height, env)  # fmt: skip
+                                 child_stores[height, n], height, env, decide)  # fmt: skip
             gained = packed & 0xFF
             actions[height, n] = a
             statuses[height, n] = packed >> 9
@@ -249,6 +258,8 @@ def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, his
     slot_keys, store_keys, left_keys = keys
     tt_hash, tt_value, tt_depth, tt_flag, tt_move = tt
     node_seeds, node_stores, child_seeds, child_stores, _, actions, statuses, movers, f, hashes = work
+    # A decided root is searched to the rules' end as before: every move keeps its outcome, the search tells them apart.
+    decide = kn.decided(env, seeds, stores) < 0
     if counters[PAUSED]:
         h = counters[PAUSED_AT]
         counters[PAUSED] = 0
@@ -274,7 +285,7 @@ def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, his
                 value, finished = evaluate(evaluation, env, s, st, p), True
             elif d == 1 and h > 0:
                 value = _leaf_parent(s, st, p, ply + h, max_plies, beta, h, child_seeds[h, 0], child_stores[h, 0],
-                                     actions[h], counters, env, evaluation)  # fmt: skip
+                                     actions[h], counters, env, evaluation, decide)  # fmt: skip
                 finished = True
             else:
                 plies_left = max_plies - ply - h if max_plies != kn.NO_LIMIT else PLIES_LEFT_CAP
@@ -297,19 +308,19 @@ def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, his
                     # The table's move alone first: it often cuts off before the others are generated.
                     if first >= 0 and (bits >> first) & 1:
                         packed = _play_child(s, st, p, ply + h, max_plies, first, child_seeds[h, 0],
-                                             child_stores[h, 0], h, env)  # fmt: skip
+                                             child_stores[h, 0], h, env, decide)  # fmt: skip
                         actions[h, 0], statuses[h, 0], movers[h, 0] = first, packed >> 9, (packed >> 8) & 1
                         f[h, F_FIRST], f[h, F_N] = first, 1
                     else:
                         f[h, F_FIRST] = -1
                         f[h, F_N] = _generate(s, st, p, ply + h, max_plies, bits, -1, 0, h, killers, history, work,
-                                              env)  # fmt: skip
+                                              env, decide)  # fmt: skip
                     step = NEXT_CHILD
         elif step == NEXT_CHILD:
             i = f[h, F_I]
             if i == f[h, F_N] and f[h, F_FIRST] >= 0:  # the table's move did not cut off: generate the others
                 f[h, F_N] = _generate(s, st, p, ply + h, max_plies, f[h, F_BITS], f[h, F_FIRST], i, h, killers,
-                                      history, work, env)  # fmt: skip
+                                      history, work, env, decide)  # fmt: skip
                 f[h, F_FIRST] = -1
             if i == f[h, F_N]:
                 finished = True

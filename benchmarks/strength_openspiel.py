@@ -81,6 +81,7 @@ def play_game(game: Game, options: dict[str, Any], reference: Any, spec: str, se
     bot = openspiel_bot(reference, simulations, seed)
     ours, theirs = game.initial(seed=seed, **options), reference.new_initial_state()
     clocks: dict[str, list[float]] = {"ours": [], "openspiel": []}
+    moves, searches = list(opening), []
     for action in opening:
         theirs.apply_action(theirs.legal_actions()[ours.legal_actions().index(action)])
         ours = ours.play(action)
@@ -92,6 +93,7 @@ def play_game(game: Game, options: dict[str, Any], reference: Any, spec: str, se
         if ours.to_move == seat:
             action = agent.act(ours)
             clocks["ours"].append(time.perf_counter() - start)
+            searches.append(search_record(ours.ply, getattr(agent, "last_search", {})))
             their_action = theirs.legal_actions()[legal.index(action)]
         else:
             their_action = bot.step(theirs)
@@ -99,11 +101,18 @@ def play_game(game: Game, options: dict[str, Any], reference: Any, spec: str, se
             action = legal[theirs.legal_actions().index(their_action)]
         theirs.apply_action(their_action)
         ours = ours.play(action)
+        moves.append(action)
     if not theirs.is_terminal() or tuple(theirs.returns()) != ours.returns():
         raise RuntimeError(f"the engines end differently: ours {ours.returns()}, OpenSpiel's {theirs.returns()}")
     result = ours.returns()[seat]
     return {"seat": seat, "result": result, "plies": ours.ply, "stores": list(ours.stores), "opening": opening,
+            "moves": moves, "searches": searches,
             "seconds_per_move": {k: statistics.fmean(v) if v else 0.0 for k, v in clocks.items()}}  # fmt: skip
+
+
+def search_record(ply: int, search: dict[str, Any]) -> dict[str, Any]:
+    """What our agent's search of the move at ``ply`` reports (alpha-beta's depth, value, nodes, seconds), rounded."""
+    return {"ply": ply} | {k: round(v, 4) if isinstance(v, float) else v for k, v in search.items()}
 
 
 def summary(games: list[dict[str, Any]]) -> dict[str, Any]:

@@ -5,28 +5,43 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from agents.alphabeta import MAX_DEPTH, WIN
+from awale_env.kernels import dispatch as kn
 
 
 @functools.cache
-def minimax(state, depth: int, height: int = 0) -> int:
+def minimax(state, depth: int, height: int = 0, decide: bool | None = None) -> int:
     """Negamax value of ``state`` for its player to move, searched ``depth`` plies (:func:`child_depth`): a finished
-    game scored as the rules decide it (a win ``WIN - height``: the quicker the better), a leaf by the store
-    difference (``eval="score"``); a child's value is negated only where the other player moves."""
+    game scored as the rules decide it (a win ``WIN - height``: the quicker the better), and so is a live one whose
+    winner is decided (:func:`decided`) below a root that is not; a leaf by the store difference (``eval="score"``);
+    a child's value is negated only where the other player moves."""
+    decide = decided(state) < 0 if decide is None else decide
     me = state.to_move
-    if state.is_terminal:
-        return 0 if state.winner is None else (WIN - height if state.winner == me else height - WIN)
+    if state.is_terminal or (decide and decided(state) >= 0):
+        won = state.winner if state.is_terminal else decided(state)
+        return 0 if won is None else (WIN - height if won == me else height - WIN)
     if depth == 0:
         return state.stores[me] - state.stores[1 - me]
-    return max(child_value(state, action, depth, height) for action in state.legal_actions())
+    return max(child_value(state, action, depth, height, decide) for action in state.legal_actions())
 
 
-def child_value(state, action: int, depth: int, height: int = 0) -> int:
+def child_value(state, action: int, depth: int, height: int = 0, decide: bool | None = None) -> int:
     """:func:`minimax` of the position after ``action`` (searched from ``state`` at ``height`` to ``depth`` plies)
     for the player who plays it."""
+    decide = decided(state) < 0 if decide is None else decide
     child = state.play(action)
-    value = minimax(child, child_depth(state, child, depth, height), height + 1)
+    value = minimax(child, child_depth(state, child, depth, height), height + 1, decide)
     return value if child.to_move == state.to_move else -value
+
+
+@functools.cache
+def decided(state) -> int:
+    """The game's ``decided`` kernel on a State: the winner no play can change any more, or -1."""
+    root = kn.root_of(state)
+    path = np.zeros(MAX_DEPTH + 2, dtype=np.int64)
+    return int(kn.decided(root.env(kn.new_scratch(), path, path), root.board, root.stores))
 
 
 def child_depth(state, child, depth: int, height: int = 0) -> int:

@@ -55,6 +55,7 @@ __all__ = [
     "next_player",
     "observe",
     "playout",
+    "decided",
     "record",
     "repeated",
     "root_of",
@@ -172,6 +173,13 @@ def status_legal(env, board, stores, to_move, ply, max_plies, gained, repeated):
 def winner(env, board, stores, code, to_move):
     """0 or 1 for the winner of a finished game (status ``code``, ``to_move`` to play), ``DRAW`` for none: the
     higher store, or the game's own rules."""
+
+
+@_per_game
+def decided(env, board, stores):
+    """0 or 1 for the winner of a live position that no play can change any more (a Kalah store holding more than
+    half the seeds: stores never shrink), -1 while the outcome is open (always, for a game without the kernel). The
+    searches score such a position as a win at once."""
 
 
 @_per_game

@@ -85,6 +85,12 @@ def own_ply_limit(root: Root) -> int:
 
 
 @njit(cache=True, error_model="numpy")
+def never_decided(env, board, stores):
+    """``decided`` of a game that names no winner before the end."""
+    return -1
+
+
+@njit(cache=True, error_model="numpy")
 def never_repeated(env, board, to_move, height):
     """``repeated`` of a game without a repetition rule."""
     return False
@@ -135,13 +141,14 @@ class SearchKernels:
     ``max_plies`` unless the rules end every game sooner (a move limit of the rules).
 
     The other fields are jitted implementations with the signatures of the kernels of :mod:`awale_env.kernels.dispatch`
-    (``legal``, ``moves``, ``move``, ``next_player``, ``status``, ``status_legal``, ``winner``, ``playout``,
-    ``repeated``, ``track_line``, ``record``, ``observe``, ``rooted``, ``features``), which document them; a game
-    without ``features`` gives the store difference only (:func:`store_features`), a game without ``next_player``
-    makes the players alternate (:func:`other_player`), a game without ``moves`` lists the actions of its legal bits,
-    a game without ``status_legal`` (the vector env's end check and legal bits in one call) calls ``status`` then
-    ``legal``. By default a game offers at most ``num_actions`` moves at once, a store holds at most ``max_count``
-    seeds and the env holds the rule flags alone (:func:`flags_env`).
+    (``legal``, ``moves``, ``move``, ``next_player``, ``status``, ``status_legal``, ``winner``, ``decided``,
+    ``playout``, ``repeated``, ``track_line``, ``record``, ``observe``, ``rooted``, ``features``), which document
+    them; a game without ``features`` gives the store difference only (:func:`store_features`), a game without
+    ``decided`` names no winner before the end, a game without ``next_player`` makes the players alternate
+    (:func:`other_player`), a game without ``moves`` lists the actions of its legal bits, a game without
+    ``status_legal`` (the vector env's end check and legal bits in one call) calls ``status`` then ``legal``. By
+    default a game offers at most ``num_actions`` moves at once, a store holds at most ``max_count`` seeds and the
+    env holds the rule flags alone (:func:`flags_env`).
 
     A game's ``search`` module builds them with :meth:`of_module`, which takes its functions named as the fields.
     """
@@ -167,6 +174,7 @@ class SearchKernels:
     new_key_set: Callable[[int], np.ndarray] = no_key_set
     horizon: Callable[[Root], int] = own_ply_limit
     winner: Callable = higher_store
+    decided: Callable = never_decided
     repeated: Callable = never_repeated
     track_line: Callable = no_line
     record: Callable = no_record

@@ -131,6 +131,17 @@ def status(board, stores, ply, max_plies):
 
 
 @njit(cache=True, error_model="numpy")
+def decided(board, stores):
+    """The player whose store holds more than half the seeds in play, who wins whatever is played (seeds never leave
+    a store), or -1."""
+    total = row_total(board, 0) + row_total(board, 1) + int(stores[0]) + int(stores[1])
+    for player in range(2):
+        if 2 * int(stores[player]) > total:
+            return player
+    return -1
+
+
+@njit(cache=True, error_model="numpy")
 def observe(board, stores, ply, max_plies, player, to_move, total, out):
     """``player``'s view into ``out`` (float32[OBS_SIZE]): its row and the other row (seeds / 16, each left to right
     as its owner sees it, so ``out[a]`` is the pit of the viewer's action ``a``), its store and the other store (/

@@ -1,7 +1,7 @@
 """Kalah as the compiled searches see it (:class:`awale_env.kernels.search.SearchKernels`): each kernel calls the
 game's own core (:mod:`awale_env.games.kalah.kernels`). ``next_player`` gives the mover another turn when its last
-seed lands in its store; the searches and the vector env's stepper follow it. No repetition rule: the shared
-defaults serve the rest.
+seed lands in its store; the searches and the vector env's stepper follow it. ``decided`` names the winner as soon as
+a store holds more than half the seeds. No repetition rule: the shared defaults serve the rest.
 
 ``features`` (alpha-beta's weighted evaluation) reads Kalah's own facts into the shared slots: the seeds on each
 side (they go to their row's owner at the end), as *vulnerable* the most seeds the other player could capture with
@@ -51,6 +51,11 @@ def next_player(env, board, player, action):
 @njit(cache=True, error_model="numpy")
 def status(env, board, stores, to_move, ply, max_plies, gained, repeated):
     return core.status(board, stores, ply, max_plies)
+
+
+@njit(cache=True, error_model="numpy")
+def decided(env, board, stores):
+    return core.decided(board, stores)
 
 
 @njit(cache=True, error_model="numpy")

@@ -4,7 +4,7 @@ endgames agrees with a brute-force minimax (tests/reference_minimax.py), and MCT
 from __future__ import annotations
 
 import numpy as np
-from reference_minimax import child_value, minimax
+from reference_minimax import child_value, decided, minimax
 
 from agents import make
 from agents.alphabeta import AlphaBetaAgent
@@ -63,6 +63,32 @@ def test_alphabeta_at_a_few_plies_equals_minimax_at_as_many():
         agent.reset()
         agent.search(state)
         assert agent.last_search["value"] == minimax(state, 4), state
+
+
+def test_a_store_past_half_the_seeds_decides_the_search_without_changing_any_outcome():
+    """A position where a store holds more than half the seeds is won whatever is played: below a root that is still
+    open alpha-beta scores it at once as a win (as the reference minimax does), which changes no outcome the rules'
+    end gives, only how soon it is proven. A root that is decided already is searched to the rules' end as before."""
+    full, few = np.zeros(12, dtype=np.int8), np.array([1] * 6 + [0] * 6, dtype=np.int8)
+    stores = [(25, 0), (24, 24), (3, 25), (23, 0)]
+    assert [core.decided(full, np.array(s, dtype=np.int16)) for s in stores] == [0, -1, 1, 0]
+    assert [core.decided(few, np.array(s, dtype=np.int16)) for s in ((10, 8), (12, 5), (5, 12))] == [-1, 0, 1]
+    agent = AlphaBetaAgent(depth=DEPTH, table_bits=14, seed=0)
+    shortened = 0
+    for state in endgames(24, 8, seed=3, close=True):
+        assert decided(state) == -1
+        agent.reset()
+        move = agent.search(state)
+        value, to_the_end = agent.last_search["value"], minimax(state, DEPTH, 0, False)
+        assert value == minimax(state, DEPTH) == child_value(state, move, DEPTH), state
+        assert np.sign(value) == np.sign(to_the_end) == np.sign(child_value(state, move, DEPTH, 0, False)), state
+        shortened += value != to_the_end
+    assert shortened >= 6, shortened  # many of these outcomes are proven before the end
+    for state in endgames(20, 6, seed=4):
+        if decided(state) >= 0:
+            agent.reset()
+            agent.search(state)
+            assert agent.last_search["value"] == minimax(state, DEPTH, 0, False), state
 
 
 def test_mcts_plays_the_winning_move_of_endgames():
