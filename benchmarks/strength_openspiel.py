@@ -20,13 +20,17 @@ solved store difference; ``seeds_lost`` is the mean store difference its moves g
 
 ``--out`` writes the result file (default benchmarks/results/strength_openspiel_<game>.json) with its provenance
 (:mod:`provenance`): per agent the wins, draws and losses, the score (a draw counts half) with its 95 % interval, by
-seat as well, the endgame figures, the bot's simulations (at the start and per pair) and every game's record.
+seat as well, and for alpha-beta by whether its first search found its side behind after the opening (``by_start``),
+the endgame figures, the bot's simulations (at the start and per pair) and every game's record: its moves and our
+agent's searches (depth, value, nodes, seconds), so that a lost game can be replayed and analysed.
+``--summarise FILE`` adds ``by_start`` to a result file from its records.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import json
 import statistics
 import time
 from pathlib import Path
@@ -116,6 +120,8 @@ def search_record(ply: int, search: dict[str, Any]) -> dict[str, Any]:
 
 
 def summary(games: list[dict[str, Any]]) -> dict[str, Any]:
+    if not games:
+        return {"games": 0}
     wins = sum(g["result"] > 0 for g in games)
     draws = sum(g["result"] == 0 for g in games)
     losses = len(games) - wins - draws
@@ -147,8 +153,29 @@ def match(game: Game, options: dict[str, Any], reference: Any, spec: str, games:
     clock = {side: statistics.fmean(g["seconds_per_move"][side] for g in played) for side in ("ours", "openspiel")}
     bot = [g["openspiel_simulations"] for g in played]
     simulations = {"median": int(statistics.median(bot)), "min": min(bot), "max": max(bot)}
-    return {**summary(played), "by_seat": by_seat, "mean_seconds_per_move": clock,
+    return {**summary(played), "by_seat": by_seat, **by_start(played), "mean_seconds_per_move": clock,
             "openspiel_simulations": simulations, "game_records": played}  # fmt: skip
+
+
+def by_start(games: list[dict[str, Any]]) -> dict[str, Any]:
+    """The games split by the value our agent's first search gave its side after the opening (an agent that reports
+    one: alpha-beta), i.e. whether the random opening left it behind (below 0) or not: ``{"by_start": {"behind":
+    summary, "level_or_ahead": summary}}``, or nothing."""
+    first = [g["searches"][0]["value"] if g.get("searches") and "value" in g["searches"][0] else None for g in games]
+    if None in first:
+        return {}
+    behind = [g for g, value in zip(games, first) if value < 0]
+    rest = [g for g, value in zip(games, first) if value >= 0]
+    return {"by_start": {"behind": summary(behind), "level_or_ahead": summary(rest)}}
+
+
+def summarise(path: Path) -> None:
+    """Add :func:`by_start` to each agent's figures in the result file ``path`` from its game records (figures
+    derived from the games it holds, nothing played again)."""
+    record = json.loads(path.read_text())
+    for spec, games in record["game_records"].items():
+        record["figures"][spec] |= by_start(games)
+    path.write_text(json.dumps(record, indent=1, default=str) + "\n")
 
 
 # --- endgames -------------------------------------------------------------------------------------------------------
@@ -202,10 +229,12 @@ def endgame_accuracy(spec: str, positions: list[Any]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", required=True, choices=list(GAMES), help="our game")
+    parser.add_argument("--summarise", type=Path, help="only add the figures derived from the game records of this "
+                        "result file (by_start) to it")  # fmt: skip
+    parser.add_argument("--game", choices=list(GAMES), help="our game (required to play)")
     parser.add_argument("--option", type=rule_flag, action="append", default=[], help="a rule flag, FLAG=VALUE")
     parser.add_argument("--openspiel", help="pyspiel's name of the game (default: --game)")
-    parser.add_argument("--agent", action="append", required=True, help="our agent's spec (repeatable)")
+    parser.add_argument("--agent", action="append", help="our agent's spec (repeatable; required to play)")
     parser.add_argument("--time", type=float, default=0.1, help="seconds per move OpenSpiel's bot is given")
     parser.add_argument("--simulations", type=int, help="OpenSpiel's bot's simulations per move instead (no "
                         "calibration: versions of our agents compared on a loaded machine meet one bot)")  # fmt: skip
@@ -218,6 +247,11 @@ def main(argv: list[str] | None = None) -> None:
                         help="write the figures and their provenance as JSON (default file: "
                         "benchmarks/results/strength_openspiel_<game>.json)")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.summarise is not None:
+        summarise(args.summarise)
+        return
+    if args.game is None or not args.agent:
+        parser.error("--game and --agent are required to play")
     if args.games < 2 or args.games % 2:
         parser.error(f"--games must be an even number >= 2, got {args.games}")
     if args.simulations is not None and args.simulations < 1:

@@ -1,0 +1,50 @@
+"""benchmarks/strength_openspiel.py in miniature: our alpha-beta against OpenSpiel's MCTS bot on Kalah (pinned to a
+few simulations), its result file's game records replayed move for move, and the games split by how the opening
+left our side (``by_start``), also derived again from the records by ``--summarise``."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+from awale_env.games.kalah import State
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def load_script(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    spec = importlib.util.spec_from_file_location("strength_openspiel", BENCHMARKS / "strength_openspiel.py")
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "strength_openspiel", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_small_match_keeps_replayable_games_and_splits_them_by_the_opening(tmp_path, monkeypatch):
+    script = load_script(monkeypatch)
+    out = tmp_path / "kalah.json"
+    script.main(["--game", "kalah", "--openspiel", "mancala", "--agent", "alphabeta:depth=2", "--simulations", "20",
+                 "--games", "4", "--endgames", "3", "--out", str(out)])  # fmt: skip
+    record = json.loads(out.read_text())
+    figures, games = record["figures"]["alphabeta:depth=2"], record["game_records"]["alphabeta:depth=2"]
+    assert figures["games"] == len(games) == 4 and figures["endgames"]["positions"] == 3
+    for game in games:
+        state, searches = State.initial(), list(game["searches"])
+        for action in game["moves"]:
+            if state.to_move == game["seat"] and state.ply >= len(game["opening"]):
+                search = searches.pop(0)
+                assert search["ply"] == state.ply and search["move"] == action
+                assert search["depth"] >= 1 or len(state.legal_actions()) == 1
+            state = state.play(action)
+        assert state.is_terminal and list(state.stores) == game["stores"] and state.returns()[game["seat"]] == game[
+            "result"]  # fmt: skip
+        assert game["moves"][: len(game["opening"])] == game["opening"] and searches == []
+    split = figures["by_start"]
+    assert split["behind"]["games"] + split["level_or_ahead"]["games"] == 4
+    del record["figures"]["alphabeta:depth=2"]["by_start"]
+    out.write_text(json.dumps(record))
+    script.main(["--summarise", str(out)])
+    assert json.loads(out.read_text())["figures"]["alphabeta:depth=2"]["by_start"] == split
