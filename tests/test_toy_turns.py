@@ -3,13 +3,13 @@ every game, and the compiled searches following the mover (tests/toy_turns_searc
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from conftest import SHARED_KERNEL_CHECKS
+from own_numba_cache import own_cache_env
 
 from awale_env.testing import CHECKS, check_game
 
@@ -34,8 +34,8 @@ def test_the_toy_game_with_another_turn_keeps_the_contract(toy_turns, check):
 
 def test_the_searches_follow_the_mover(tmp_path):
     """tests/toy_turns_search.py in a fresh pytest process whose numba cache is its own (see
-    tests/test_toy_game.py)."""
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    tests/test_toy_game.py and tests/own_numba_cache.py)."""
+    env = own_cache_env(tmp_path / "numba")
     here = Path(__file__).parent
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(here / "toy_turns_search.py")]
     done = subprocess.run(command, env=env, cwd=here.parent, capture_output=True, text=True)
