@@ -74,7 +74,8 @@ def awale(*args: str, timeout: float = TIMEOUT) -> subprocess.CompletedProcess:
 
 def awale_in_process(*args: str) -> Result:
     """``awale`` run in this process (typer's test runner, the command's one-line errors included): for refusals,
-    which end before any game, without a program's start-up each (:func:`awale` runs some as programs)."""
+    which end before any game, and the standings of a stored tournament, without a program's start-up each
+    (:func:`awale` runs some as programs)."""
     return CliRunner().invoke(app, list(args))
 
 
@@ -164,13 +165,13 @@ def test_a_class_tournament_gives_the_expected_standings_and_faults(class_tourna
 
 def test_standings_print_as_a_table_csv_and_json_and_sql_gives_them_from_the_file_alone(class_tournament):
     _, db, _ = class_tournament
-    table = awale("tournament", "standings", str(db))
-    assert table.returncode == 0, table.stderr
+    table = awale_in_process("tournament", "standings", str(db))  # in-process: the tournament was a program
+    assert table.exit_code == 0, table.stderr
     assert "6 timeout" in table.stdout and "4 illegal" in table.stdout and "95% CI" in table.stdout
-    as_json = json.loads(awale("tournament", "standings", str(db), "--json").stdout)
+    as_json = json.loads(awale_in_process("tournament", "standings", str(db), "--json").stdout)
     assert [row["player"] for row in as_json][2:] == ["illegal-at-10", "sleeper"]
     assert as_json[-1]["faults_timeout"] == 6 and as_json[-1]["elo_low"] < as_json[-1]["elo"] < as_json[-1]["elo_high"]
-    csv_lines = awale("tournament", "standings", str(db), "--csv").stdout.splitlines()
+    csv_lines = awale_in_process("tournament", "standings", str(db), "--csv").stdout.splitlines()
     assert csv_lines[0].startswith("rank,player,points,wins,draws,losses") and len(csv_lines) == 5
     # The documented query (docs/tournament.md) on the file alone, with Python's sqlite3 and nothing of ours.
     query = (Path(__file__).parents[1] / "docs" / "tournament.md").read_text().split("```sql\n")[1].split("```")[0]
