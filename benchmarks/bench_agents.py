@@ -66,7 +66,7 @@ def random_positions(game: str, count: int, seed: int) -> list[Any]:
     rng = np.random.default_rng(seed)
     found: list[Any] = []
     while len(found) < count:
-        state = get_game(game).initial()
+        state = get_game(game).initial(seed=int(rng.integers(2**63)))  # the first player too, where drawn (Oware)
         for _ in range(int(rng.integers(4, 41))):
             if state.is_terminal:
                 break
