@@ -5,12 +5,11 @@ name), so a new game is tested by every such test without editing any; one takin
 and per rule variant of :data:`RULE_VARIANTS` (a ``(game, rule flags)`` pair). ``toy_game`` registers the toy game
 (``toy_turns`` its variant with another turn) for one test and puts the registry back after it.
 
-The suite runs in parallel (``pytest -n logical --dist loadgroup``, as .ci/run does): before the workers start, pytest's
-controller process has the numba kernels loaded (on a fresh clone: compiled) once, one game per process on as many
-processes as there are workers (tests/warm_kernels.py). Tests that take long (:data:`SLOW`, by file or test name) are
-marked ``slow`` here, in one place rather than in each file, and run first so that the workers finish together; CI runs
-them, ``-m "not slow"`` (``bash .ci/run --quick``) leaves them out. The tests of a file that share a module fixture form
-one xdist group, run by one worker (``--dist loadgroup``).
+The suite runs in parallel (``pytest -n logical``, as .ci/run does): before the workers start, pytest's controller
+process has the numba kernels loaded (on a fresh clone: compiled) once, one game per process on as many processes as
+there are workers (tests/warm_kernels.py). Tests that take long
+(:data:`SLOW`, by file or test name) are marked ``slow`` here, in one place rather than in each file, and run first
+so that the workers finish together; CI runs them, ``-m "not slow"`` (``bash .ci/run --quick``) leaves them out.
 """
 
 from __future__ import annotations
@@ -132,31 +131,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
-def shares_a_module_fixture(item: pytest.Item) -> bool:
-    """Whether ``item`` uses a fixture built once per module (or package): a session's is built once per worker
-    anyway."""
-    definitions = getattr(item, "_fixtureinfo", None)
-    return definitions is not None and any(
-        defs[-1].scope in ("module", "package") for defs in definitions.name2fixturedefs.values()
-    )
-
-
-# tryfirst: before ``-m "not slow"`` deselects, and before xdist's own hook reads the xdist_group marks
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(tryfirst=True)  # before ``-m "not slow"`` deselects
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the :data:`SLOW` tests ``slow`` and move them to the front (the longest work is handed out first); in a
-    parallel run's worker, put the tests of a file that share a module fixture in one xdist group, so that with
-    ``--dist loadgroup`` (.ci/run) one worker runs them all and builds the fixture once, not once per worker (and
-    again whenever its tests come back to a worker after others)."""
+    """Mark the :data:`SLOW` tests ``slow`` and move them to the front (the longest work is handed out first)."""
     slow = [item for item in items if item.nodeid.startswith(SLOW)]
     for item in slow:
         item.add_marker(pytest.mark.slow)
     marked = {id(item) for item in slow}
     items[:] = slow + [item for item in items if id(item) not in marked]
-    if os.environ.get("PYTEST_XDIST_WORKER") is not None:
-        for item in items:
-            if shares_a_module_fixture(item):
-                item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
