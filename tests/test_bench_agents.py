@@ -3,25 +3,15 @@ two processes, searches the same trees only if both draw the same positions (Owa
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
+from benchmark_scripts import load_benchmark
 
 from awale_env.games import GAMES
-
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
 @pytest.fixture
 def bench_agents(monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    spec = importlib.util.spec_from_file_location("bench_agents", BENCHMARKS / "bench_agents.py")
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "bench_agents", module)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("bench_agents", monkeypatch)
 
 
 @pytest.mark.parametrize("game", list(GAMES))

@@ -4,27 +4,15 @@ left our side (``by_start``), also derived again from the records by ``--summari
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
+
+from benchmark_scripts import load_benchmark
 
 from awale_env.games.kalah import State
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def load_script(monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    spec = importlib.util.spec_from_file_location("strength_openspiel", BENCHMARKS / "strength_openspiel.py")
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "strength_openspiel", module)
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_a_small_match_keeps_replayable_games_and_splits_them_by_the_opening(tmp_path, monkeypatch):
-    script = load_script(monkeypatch)
+    script = load_benchmark("strength_openspiel", monkeypatch)
     out = tmp_path / "kalah.json"
     script.main(["--game", "kalah", "--openspiel", "mancala", "--agent", "alphabeta:depth=2", "--simulations", "20",
                  "--games", "4", "--endgames", "3", "--out", str(out)])  # fmt: skip
