@@ -107,6 +107,14 @@ def stand_in_processes(marker: str) -> list[psutil.Process]:
     return found
 
 
+def command_line(process: psutil.Process) -> str:
+    """``process``'s command line, or "" once it has ended (a zombie included: a child may exit while it is read)."""
+    try:
+        return " ".join(process.cmdline())
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return ""
+
+
 @pytest.fixture(scope="module")
 def class_tournament(tmp_path_factory):
     """Four programs: two toolkit agents through ``awale bot`` (prepared first, as docs/tournament.md says), one
@@ -285,15 +293,15 @@ def test_kill_9_during_games_ends_the_workers_the_guards_and_every_program(tmp_p
     started: list[psutil.Process] = []
     try:
         deadline = time.monotonic() + TIMEOUT
-        while len([p for p in stand_in_processes(str(tmp_path)) if "time.sleep" in " ".join(p.cmdline())]) < 3:
+        while len([p for p in stand_in_processes(str(tmp_path)) if "time.sleep" in command_line(p)]) < 3:
             assert run.poll() is None and time.monotonic() < deadline, (tmp_path / "log").read_text()
             time.sleep(0.2)
         started = psutil.Process(run.pid).children(recursive=True)
-        assert len([p for p in started if "spawn_main" in " ".join(p.cmdline())]) == 2  # the pool's workers
+        assert len([p for p in started if "spawn_main" in command_line(p)]) == 2  # the pool's workers
         run.send_signal(signal.SIGKILL)
         run.wait(timeout=30)
         _, alive = psutil.wait_procs(started, timeout=60)
-        assert not alive, [" ".join(p.cmdline())[:100] for p in alive]
+        assert not alive, [command_line(p)[:100] for p in alive]
         for _ in range(300):  # the processes that left their group end with their guards
             if not stand_in_processes(str(tmp_path)):
                 break
