@@ -175,7 +175,9 @@ def summarise(path: Path) -> None:
     record = json.loads(path.read_text())
     for spec, games in record["game_records"].items():
         record["figures"][spec] |= by_start(games)
-    path.write_text(json.dumps(record, indent=1, default=str) + "\n")
+    written = path.with_name(path.name + ".tmp")  # the file is replaced whole or left as it was
+    written.write_text(json.dumps(record, indent=1, default=str) + "\n")
+    written.replace(path)
 
 
 # --- endgames -------------------------------------------------------------------------------------------------------
@@ -248,7 +250,11 @@ def main(argv: list[str] | None = None) -> None:
                         "benchmarks/results/strength_openspiel_<game>.json)")  # fmt: skip
     args = parser.parse_args(argv)
     if args.summarise is not None:
-        summarise(args.summarise)
+        try:
+            summarise(args.summarise)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+            parser.error(f"--summarise {args.summarise}: not a readable result file of this script with game records "
+                         f"({type(error).__name__}: {error})")  # fmt: skip
         return
     if args.game is None or not args.agent:
         parser.error("--game and --agent are required to play")

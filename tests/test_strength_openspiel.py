@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from benchmark_scripts import load_benchmark
 
 from awale_env.games.kalah import State
@@ -36,3 +37,15 @@ def test_a_small_match_keeps_replayable_games_and_splits_them_by_the_opening(tmp
     out.write_text(json.dumps(record))
     script.main(["--summarise", str(out)])
     assert json.loads(out.read_text())["figures"]["alphabeta:depth=2"]["by_start"] == split
+
+
+@pytest.mark.parametrize("text", ["not json", '{"game_records": 3}', '{"figures": {}}'])
+def test_summarise_refuses_a_file_not_a_result_file_and_leaves_it_as_it_was(tmp_path, monkeypatch, capsys, text):
+    script = load_benchmark("strength_openspiel", monkeypatch)
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(SystemExit) as stop:
+        script.main(["--summarise", str(path)])
+    assert stop.value.code == 2
+    assert "not a readable result file" in capsys.readouterr().err
+    assert path.read_text() == text
