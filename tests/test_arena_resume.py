@@ -15,6 +15,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from cli_runner import awale
 from typer.testing import CliRunner
 
 import competition.tasks as tasks_module
@@ -38,10 +39,6 @@ from competition.arena import (
 AWALE = str(Path(sys.executable).with_name("awale"))
 SPECS = ["random", "greedy", "alphabeta:depth=1"]
 SETTINGS = {"games_per_pair": 4, "seed": 3, "progress": False}  # 12 games
-
-
-def awale(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([AWALE, *args], capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.fixture(scope="module")
@@ -349,17 +346,17 @@ def test_a_killed_worker_stops_the_arena_at_once_with_an_error(tmp_path):
 def test_the_cli_resumes_a_stopped_tournament(tmp_path):
     args = ["arena", "--agents", *SPECS, "--games", "4", "--seed", "3", "--no-progress", "--json"]
     whole = awale(*args, "--out", str(tmp_path / "whole"))
-    assert whole.returncode == 0, whole.stderr
+    assert whole.exit_code == 0, whole.output
     lines = (tmp_path / "whole" / "games.jsonl").read_text().splitlines(keepends=True)
     (tmp_path / "stopped").mkdir()
     (tmp_path / "stopped" / "games.jsonl").write_text("".join(lines[:7]) + lines[7][:40])
     resumed = awale(*args, "--out", str(tmp_path / "stopped"), "--resume")
-    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.exit_code == 0, resumed.output
     assert resumed.stderr.startswith("warning: ") and "line 8 (the last) is cut short" in resumed.stderr
     assert resumed.stdout.splitlines()[-1] == whole.stdout.splitlines()[-1]
     results = [json.loads((tmp_path / d / "results.json").read_text()) for d in ("whole", "stopped")]
     assert results[0] == results[1]
     other = awale(*args[:-1], "--seed", "4", "--out", str(tmp_path / "stopped"), "--resume")
-    assert other.returncode == 2 and "seed (--seed) is 3 there, 4 here" in other.stderr
+    assert other.exit_code == 2 and "seed (--seed) is 3 there, 4 here" in other.stderr
     alone = awale(*args, "--resume")
-    assert alone.returncode == 2 and "--resume continues the tournament recorded in --out DIR" in alone.stderr
+    assert alone.exit_code == 2 and "--resume continues the tournament recorded in --out DIR" in alone.stderr

@@ -16,6 +16,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from cli_runner import awale  # noqa: E402
 from robustness.malicious import CreatesFile, replace_member, torch_file_running_code  # noqa: E402
 
 from agents.alphazero.network import (  # noqa: E402
@@ -32,7 +33,6 @@ from agents.ppo.policy import PolicyNet, input_size  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
 from awale_env.games import get_game  # noqa: E402
 
-AWALE = str(Path(sys.executable).with_name("awale"))
 TINY = NetworkConfig(channels=8, blocks=2, value_hidden=8)
 PRETRAINED_ALPHAZERO = sorted((Path(__file__).parents[1] / "agents" / "alphazero" / "pretrained").glob("*.pt"))
 PRETRAINED_PPO = sorted((Path(__file__).parents[1] / "agents" / "ppo" / "pretrained").glob("ppo_*.zip"))
@@ -226,18 +226,16 @@ def test_the_shipped_ppo_policies_load(path):
 
 
 @pytest.mark.parametrize("kind", ["garbage", "pickle"])
-def test_the_arena_gives_one_error_line_for_a_bad_torch_file(tmp_path, kind):
+def test_the_arena_gives_one_error_line_for_a_bad_torch_file(tmp_path, kind, recwarn):
     marker = tmp_path / "code-ran"
     path = tmp_path / "c.pt"
     if kind == "garbage":
         path.write_bytes(b"garbage")
     else:
         raw_pickle_running_code(path, marker, protocol=4)  # torch warns about protocol 4 before refusing
-    done = subprocess.run(
-        [AWALE, "arena", "--agents", f"alphazero:path={path}", "random", "--games", "2", "--no-progress"],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert done.returncode == 2, done.stderr
+    done = awale("arena", "--agents", f"alphazero:path={path}", "random", "--games", "2", "--no-progress")
+    assert done.exit_code == 2, done.output
     assert done.stderr.startswith("error: bad agent spec") and done.stderr.count("\n") == 1, done.stderr
     assert ("not a checkpoint at all" if kind == "garbage" else "other than tensors") in done.stderr
     assert not marker.exists()
+    assert not recwarn.list, [str(warning.message) for warning in recwarn]  # nothing but the line reaches the user

@@ -13,27 +13,24 @@ from pathlib import Path
 
 import pytest
 import typer
+from cli_runner import awale
 from typer.testing import CliRunner
 
 import awale_apps.cli.common
-from awale_apps.cli import app, expand_list_options
+from awale_apps.cli import app, expand_list_options, main
 from awale_apps.cli.play import PROMPT
 from awale_env import RecordError
 from awale_env.games import GAMES
 
 runner = CliRunner()
-AWALE = str(Path(sys.executable).with_name("awale"))
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_play_through_piped_stdin_with_bad_input_and_undo():
     moves = "14B\nhello\n1R\nundo\n3B\nquit\n"
-    done = subprocess.run(
-        [AWALE, "play", "--opponent", "greedy:seed=1", "--seat", "0"],
-        input=moves, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    done = awale("play", "--opponent", "greedy:seed=1", "--seat", "0", input=moves)
     out = done.stdout
-    assert done.returncode == 0, done.stderr
+    assert done.exit_code == 0, done.output
     assert "illegal move 14B for player 0: hole 14 belongs to player 1" in out
     assert "malformed move 'hello'" in out
     assert out.count("greedy plays") == 2  # after 1R and after 3B; the first reply was undone
@@ -84,16 +81,17 @@ def test_arena_prints_a_table_writes_files_and_json(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == names
 
 
-def test_agents_take_several_values_after_one_flag():
+def test_agents_take_several_values_after_one_flag(monkeypatch, capsys):
     assert expand_list_options(["arena", "--agents", "a", "b:x=1", "--games", "4", "--agents", "c"]) == [
         "arena", "--agents", "a", "--agents", "b:x=1", "--games", "4", "--agents", "c",
     ]  # fmt: skip
-    done = subprocess.run(
-        [AWALE, "arena", "--agents", "random", "greedy", "--games", "2", "--no-progress", "--json"],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert {row["agent"] for row in json.loads(done.stdout.strip().splitlines()[-1])} == {"random", "greedy"}
+    argv = ["awale", "arena", "--agents", "random", "greedy", "--games", "2", "--no-progress", "--json"]
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(SystemExit) as ended:
+        main()  # the console script's entry point, in this process
+    assert ended.value.code == 0
+    table = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert {row["agent"] for row in table} == {"random", "greedy"}
 
 
 def test_demo_trains_then_prints_an_elo_table_and_writes_a_chart(tmp_path):
@@ -127,10 +125,8 @@ def test_train_subcommands_pass_options_to_the_trainers():
     for trainer, option in [("ppo", "--n-envs"), ("alphazero", "--workers"), ("imitation", "--teacher-depth")]:
         result = runner.invoke(app, ["train", trainer, "--help"])  # in this process: the trainers' imports once
         assert result.exit_code == 0 and option in result.stdout, result.output
-    done = subprocess.run(
-        [AWALE, "train", "ppo", "--n-envs", "0", "--run-dir", "unused"], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 2
+    done = awale("train", "ppo", "--n-envs", "0", "--run-dir", "unused")
+    assert done.exit_code == 2
     assert done.stderr.strip() == "error: --n-envs must be a positive integer, got 0"
 
 
@@ -246,8 +242,8 @@ def test_a_full_disk_is_a_one_line_error(full_disk):
     fail all the same: both are one line."""
     for out in (full_disk / "a", full_disk / "b" / "c" / "d"):
         args = ["arena", "--agents", "random", "greedy", "--games", "2", "--no-progress", "--out", str(out)]
-        done = subprocess.run([AWALE, *args], capture_output=True, text=True, timeout=120)
-        assert done.returncode == 1, done.stderr
+        done = awale(*args)
+        assert done.exit_code == 1, done.output
         assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, done.stderr
         assert "No space left on device" in done.stderr
 

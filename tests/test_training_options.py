@@ -6,20 +6,16 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import math
-import os
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from cli_runner import awale
 
 from agents.extras import MissingExtraError, needs_extra
 from training import runs
 from training.alphazero import trainer as alphazero_trainer
 from training.ppo import trainer as ppo_trainer
-
-AWALE = shutil.which("awale") or str(Path(sys.executable).with_name("awale"))
 
 
 def installed(distribution: str) -> bool:
@@ -32,10 +28,6 @@ def installed(distribution: str) -> bool:
 
 
 HAS_RAY = installed("ray")
-
-
-def awale(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([AWALE, *args], capture_output=True, text=True, timeout=120, cwd=cwd)
 
 
 @pytest.mark.parametrize(
@@ -56,7 +48,7 @@ def awale(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 )
 def test_a_bad_option_is_one_line_and_exit_code_2(tmp_path, trainer, options, named):
     done = awale("train", trainer, *options, "--run-dir", "run", cwd=tmp_path)
-    assert done.returncode == 2, done.stderr
+    assert done.exit_code == 2, done.output
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and named in lines[0], done.stderr
     assert not (tmp_path / "run").exists()
@@ -68,7 +60,7 @@ def test_a_bad_value_in_a_resumed_runs_config_names_the_field_and_the_file(tmp_p
     (run / alphazero_trainer.STATE_FILE).write_bytes(b"")
     (run / runs.CONFIG_FILE).write_text(json.dumps({"workers": "x"}))
     done = awale("train", "alphazero", "--run-dir", str(run), "--resume", cwd=tmp_path)
-    assert done.returncode == 2, done.stderr
+    assert done.exit_code == 2, done.output
     assert done.stderr.strip() == f"error: {run / runs.CONFIG_FILE}: --workers must be an integer, got 'x'"
 
 
@@ -83,7 +75,7 @@ def test_a_bad_value_in_a_resumed_runs_config_names_the_field_and_the_file(tmp_p
 )
 def test_a_command_needing_ray_without_it_says_what_to_install(tmp_path, command):
     done = awale(*command, cwd=tmp_path)
-    assert done.returncode == 1
+    assert done.exit_code == 1, done.output
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].endswith('needs Ray: pip install "awale_env[rllib]"'), done.stderr
 
@@ -185,18 +177,17 @@ def test_options_are_declared_once_with_their_bounds_on_their_fields():
 def test_help_shows_each_option_s_bounds(tmp_path):
     done = awale("train", "imitation", "--help", cwd=tmp_path)
     text = " ".join(done.stdout.replace("│", " ").split())
-    assert done.returncode == 0 and "(default: 6; from 1 to" in text and "(default: 0; from 0 to 4294967295)" in text
+    assert done.exit_code == 0 and "(default: 6; from 1 to" in text and "(default: 0; from 0 to 4294967295)" in text
     assert "(default: runs/imitation-<game>)" in text
 
 
 def test_help_shows_the_search_settings_bounds_and_each_help_as_one_paragraph(tmp_path):
     """AlphaZero's search settings declare their bounds in the agents' layer (no tyro there); --help shows them as it
     shows the trainer's own, and a help wrapped over lines in the source reads as one paragraph."""
-    wide = {**os.environ, "COLUMNS": "400"}  # no help wraps: a break in one is the source's
-    done = subprocess.run([AWALE, "train", "alphazero", "--help"], capture_output=True, text=True, timeout=120,
-                          cwd=tmp_path, env=wide)  # fmt: skip
+    wide = {"COLUMNS": "400"}  # no help wraps: a break in one is the source's
+    done = awale("train", "alphazero", "--help", cwd=tmp_path, env=wide)
     text = " ".join(done.stdout.replace("│", " ").split())
-    assert done.returncode == 0 and "(default: runs/alphazero-<game>)" in text
+    assert done.exit_code == 0 and "(default: runs/alphazero-<game>)" in text
     for shown in ("(default: 100; from 1 to 1000000)", "(default: 1.5; a finite number > 0)",
                   "(default: 16; from 1 to 256)", "(default: 50.0; in [0, 1000000])"):  # fmt: skip
         assert shown in text, shown
