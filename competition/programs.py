@@ -149,7 +149,8 @@ end()
 if linux:
     end_descendants()
 if os.WIFSIGNALED(status):
-    signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+    if os.WTERMSIG(status) != signal.SIGKILL:  # a handler cannot be set for SIGKILL (the OOM killer's signal)
+        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
     os.kill(os.getpid(), os.WTERMSIG(status))
 os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 """

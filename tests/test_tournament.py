@@ -107,6 +107,26 @@ def stand_in_processes(marker: str) -> list[psutil.Process]:
     return found
 
 
+def stand_ins_left(marker: str, seconds: float = 30) -> list[str]:
+    """Once the processes of ``marker`` should end: [] as soon as none is left, or after ``seconds`` each one left,
+    described (pid, parent, state, age, command line) for the assertion's message."""
+    deadline = time.monotonic() + seconds
+    while (left := stand_in_processes(marker)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    described = []
+    for process in left:
+        try:
+            with process.oneshot():
+                age = time.time() - process.create_time()
+                described.append(
+                    f"pid {process.pid} (parent {process.ppid()}, {process.status()}, {age:.1f} s old): "
+                    f"{command_line(process)[-200:]}"
+                )
+        except psutil.Error:
+            pass
+    return described
+
+
 def command_line(process: psutil.Process) -> str:
     """``process``'s command line, or "" once it has ended (a zombie included: a child may exit while it is read)."""
     try:
@@ -243,11 +263,13 @@ def test_kill_9_then_the_same_command_plays_only_the_missing_games(tmp_path):
         if run.poll() is None:
             run.kill()
             run.wait()
-    for _ in range(100):  # the guards saw the tournament's end of their pipes close
-        if not stand_in_processes(str(tmp_path)):
-            break
-        time.sleep(0.1)
-    assert not stand_in_processes(str(tmp_path))
+    left = stand_ins_left(str(tmp_path))  # the guards saw the tournament's end of their pipes close
+    for process in stand_in_processes(str(tmp_path)):  # a failure leaves nothing behind either
+        try:
+            process.kill()
+        except psutil.NoSuchProcess:
+            pass
+    assert not left
     with open_store(db) as store:
         before = {g.task: g for g in store.games()}
     assert 3 <= len(before) < 12  # killed mid-tournament: the same command has games left to play
@@ -302,11 +324,7 @@ def test_kill_9_during_games_ends_the_workers_the_guards_and_every_program(tmp_p
         run.wait(timeout=30)
         _, alive = psutil.wait_procs(started, timeout=60)
         assert not alive, [command_line(p)[:100] for p in alive]
-        for _ in range(300):  # the processes that left their group end with their guards
-            if not stand_in_processes(str(tmp_path)):
-                break
-            time.sleep(0.1)
-        assert not stand_in_processes(str(tmp_path))
+        assert not stand_ins_left(str(tmp_path))  # the processes that left their group end with their guards
     finally:
         if run.poll() is None:
             run.kill()

@@ -34,9 +34,9 @@ HOSTILE = textwrap.dedent(
     line = sys.stdin.readline()
     if mode == "crash" or (mode == "crash-as-a" and seat == "JoueurA"):
         sys.exit(3)
-    if mode == "segfault":
+    if mode in ("segfault", "sigkill"):  # SIGKILL: as the out-of-memory killer ends a program
         import os, signal
-        os.kill(os.getpid(), signal.SIGSEGV)
+        os.kill(os.getpid(), signal.SIGSEGV if mode == "segfault" else signal.SIGKILL)
     if mode == "long-line":
         sys.stdout.write("7" * 10_000_000 + "\\n")
         sys.stdout.flush()
@@ -134,6 +134,7 @@ def test_processes_that_left_the_group_with_setsid_end_with_the_game_or_the_refe
     [
         ("crash", "crash: JoueurA at ply 1: closed its output without answering (exit code 3)"),
         ("segfault", "crash: JoueurA at ply 1: closed its output without answering (killed by SIGSEGV)"),
+        ("sigkill", "crash: JoueurA at ply 1: closed its output without answering (killed by SIGKILL)"),
         ("long-line", "malformed: JoueurA at ply 1: answered a line of 10000001 bytes (at most 4096): '7777"),
     ],
 )
