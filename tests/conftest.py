@@ -102,8 +102,22 @@ SLOW: tuple[str, ...] = (
 )
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--suite-profile",
+        type=Path,
+        metavar="FILE",
+        help="append each test's wall and CPU seconds by phase to FILE, one JSON line each (tests/suite_profile.py)",
+    )
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """In the controller of a parallel run (``-n``), load the kernels once before the workers start."""
+    """With ``--suite-profile``, time every test (tests/suite_profile.py); in the controller of a parallel run
+    (``-n``), load the kernels once before the workers start."""
+    if config.getoption("suite_profile"):
+        from suite_profile import SuiteProfile
+
+        config.pluginmanager.register(SuiteProfile(config.getoption("suite_profile")), "suite_profile")
     workers = getattr(config.option, "numprocesses", None)
     if workers and not hasattr(config, "workerinput"):
         if os.environ.get("PYTEST_XDIST_WORKER") is None:
