@@ -127,6 +127,16 @@ def pytest_configure(config: pytest.Config) -> None:
             warm(sys.__stderr__, processes=workers if isinstance(workers, int) else os.cpu_count() or 1)
 
 
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``-n`` (xdist's ``--dist load``): the tests one at a time, those of a file sharing a module fixture on one
+    worker together (tests/xdist_scheduling.py); another ``--dist`` stays xdist's."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist_scheduling import FixtureFileScheduling
+
+    return FixtureFileScheduling(config, log)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Fail the run if a test compiled a shared kernel for a test game in the shared numba cache
     (:data:`SHARED_KERNEL_CHECKS` says why); the controller of a parallel run checks once, after its workers."""

@@ -70,35 +70,57 @@ def read(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def table(header: str, rows: list[list[str]]) -> list[str]:
+    """A Markdown table: ``header`` its column names separated by "|", the first column left-aligned."""
+    columns = header.count("|") + 1
+    return [f"| {header} |", "| --- |" + " ---: |" * (columns - 1), *(f"| {' | '.join(row)} |" for row in rows)]
+
+
 def summary(records: list[dict], top: int) -> str:
-    """A Markdown summary: totals, each worker's span, the files by CPU time, the ``top`` tests and setups."""
+    """A Markdown summary: totals, each worker's span, the files by CPU time, the ``top`` tests by CPU time and by
+    time waited (wall beyond CPU: a worker's core idle unless another program uses it)."""
     by_file: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
     for record in records:
         totals = by_file[record["test"].split("::")[0]]
         totals[0] += record["wall"]
         totals[1] += record["cpu"]
         totals[2] += 1
-    lines = [f"{len(records)} tests, {sum(r['wall'] for r in records):.0f} s of test wall time, "
-             f"{sum(r['cpu'] for r in records):.0f} CPU-s (tests and their reaped programs)", ""]  # fmt: skip
+    wall, cpu = sum(r["wall"] for r in records), sum(r["cpu"] for r in records)
+    lines = [f"{len(records)} tests, {wall:.0f} s of test wall time, {cpu:.0f} CPU-s (tests and their reaped programs)"]
+    lines.append("")
     for worker in sorted({r["worker"] for r in records}):
         mine = [r for r in records if r["worker"] == worker]
         span = max(r["start"] + r["wall"] for r in mine) - min(r["start"] for r in mine)
-        lines.append(f"- worker {worker}: {len(mine)} tests, {sum(r['wall'] for r in mine):.0f} s in tests, "
-                     f"{span:.0f} s from its first test's start to its last test's end")  # fmt: skip
-    lines += ["", f"## Files by CPU-s (top {top})", "", "| file | tests | wall s | CPU-s |", "| --- | ---: | ---: | ---: |"]
-    ranked = sorted(by_file.items(), key=lambda kv: -kv[1][1])[:top]
-    lines += [f"| {name} | {count} | {wall:.1f} | {cpu:.1f} |" for name, (wall, cpu, count) in ranked]
-    lines += ["", f"## Tests by CPU-s (top {top})", "", "| test | worker | setup wall/CPU | call wall/CPU | total wall | total CPU |",
-              "| --- | --- | ---: | ---: | ---: | ---: |"]  # fmt: skip
-    for r in sorted(records, key=lambda r: -r["cpu"])[:top]:
-        setup, call = r.get("setup", {"wall": 0, "cpu": 0}), r.get("call", {"wall": 0, "cpu": 0})
-        lines.append(f"| {r['test']} | {r['worker']} | {setup['wall']:.1f} / {setup['cpu']:.1f} | "
-                     f"{call['wall']:.1f} / {call['cpu']:.1f} | {r['wall']:.1f} | {r['cpu']:.1f} |")  # fmt: skip
+        busy = sum(r["wall"] for r in mine)
+        lines.append(
+            f"- worker {worker}: {len(mine)} tests, {busy:.0f} s in tests, {span:.0f} s first start to last end"
+        )
+    ranked = sorted(by_file.items(), key=lambda item: -item[1][1])[:top]
+    rows = [[name, str(count), f"{wall:.1f}", f"{cpu:.1f}"] for name, (wall, cpu, count) in ranked]
+    lines += ["", f"## Files by CPU-s (top {top})", "", *table("file | tests | wall s | CPU-s", rows)]
+
+    def phase(record: dict, name: str) -> str:
+        times = record.get(name, {"wall": 0.0, "cpu": 0.0})
+        return f"{times['wall']:.1f} / {times['cpu']:.1f}"
+
+    def test_rows(chosen: list[dict]) -> list[list[str]]:
+        return [[r["test"], r["worker"], phase(r, "setup"), phase(r, "call"), f"{r['wall']:.1f}", f"{r['cpu']:.1f}"]
+                for r in chosen]  # fmt: skip
+
+    header = "test | worker | setup wall / CPU | call wall / CPU | wall s | CPU-s"
+    lines += [
+        "",
+        f"## Tests by CPU-s (top {top})",
+        "",
+        *table(header, test_rows(sorted(records, key=lambda r: -r["cpu"])[:top])),
+    ]
+    waited = sorted(records, key=lambda r: r["cpu"] - r["wall"])[:top]
+    lines += ["", f"## Tests by wall beyond CPU (top {top})", "", *table(header, test_rows(waited))]
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="Sum a --suite-profile file by test file and list the costliest tests.")
+    parser = argparse.ArgumentParser(description="Sum a --suite-profile file by test file; the costliest tests.")
     parser.add_argument("profile", type=Path, help="the file pytest --suite-profile wrote")
     parser.add_argument("--top", type=int, default=40, help="how many files and tests to list (default 40)")
     args = parser.parse_args()
