@@ -10,6 +10,8 @@ process has the numba kernels loaded (on a fresh clone: compiled) once, one game
 there are workers (tests/warm_kernels.py). Tests that take long
 (:data:`SLOW`, by file or test name) are marked ``slow`` here, in one place rather than in each file, and run first
 so that the workers finish together; CI runs them, ``-m "not slow"`` (``bash .ci/run --quick``) leaves them out.
+The workers get the tests one at a time, those of a file sharing a module fixture together (tests/xdist_scheduling.py).
+``--suite-profile FILE`` records each test's wall and CPU time (tests/suite_profile.py).
 """
 
 from __future__ import annotations
