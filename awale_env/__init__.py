@@ -18,16 +18,16 @@ from awale_env.kernel_cache import choose_cache_dir
 choose_cache_dir()  # first: where numba caches the kernels of the modules below (awale_env/kernel_cache.py)
 
 from awale_env.errors import IllegalMoveError, RecordError
-from awale_env.games import DEFAULT_GAME, GAMES
-from awale_env.record import GameRecord
 from awale_env.registration import register_environments
 
-_DEFAULT = GAMES[DEFAULT_GAME]
-State = _DEFAULT.state_type
-NUM_ACTIONS = _DEFAULT.num_actions
-format_move = _DEFAULT.format_move
-parse_move = _DEFAULT.parse_move
-
+#: The default game's names of this package (``awale_env.State`` ...), each the attribute of its Game, found on first
+#: use: importing this package (or one of its light modules) loads no game and no numba.
+_DEFAULT_GAME_NAMES = {
+    "State": "state_type",
+    "NUM_ACTIONS": "num_actions",
+    "format_move": "format_move",
+    "parse_move": "parse_move",
+}
 #: The environments' factories, loaded from :mod:`awale_env.env` on first use.
 #: The public names; ``{name}_env`` for each game but the default are too (not listed: listing them would import
 #: every game).
@@ -46,10 +46,21 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> Any:
-    """The environments, loaded on first use: they import gymnasium and pettingzoo."""
-    game = name.removesuffix("_env")
-    if name in ("env", "raw_env") or (name.endswith("_env") and game != DEFAULT_GAME and game in GAMES):
-        return getattr(importlib.import_module("awale_env.env"), name)
+    """The default game's State, moves and sizes, the GameRecord and the environments, loaded on first use (the
+    environments import gymnasium and pettingzoo)."""
+    if name == "GameRecord":
+        from awale_env.record import GameRecord
+
+        return GameRecord
+    if name in _DEFAULT_GAME_NAMES or name == "env" or name.endswith("_env"):
+        from awale_env.games import DEFAULT_GAME, GAMES
+
+        if name in _DEFAULT_GAME_NAMES:
+            globals()[name] = getattr(GAMES[DEFAULT_GAME], _DEFAULT_GAME_NAMES[name])
+            return globals()[name]
+        game = name.removesuffix("_env")
+        if name in ("env", "raw_env") or (game != DEFAULT_GAME and game in GAMES):
+            return getattr(importlib.import_module("awale_env.env"), name)
     raise AttributeError(f"module 'awale_env' has no attribute {name!r}")
 
 

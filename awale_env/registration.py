@@ -18,7 +18,8 @@ from collections.abc import Callable
 from importlib.machinery import ModuleSpec
 from types import ModuleType
 
-from awale_env.games import DEFAULT_GAME, GAMES
+from awale_env import games
+from awale_env.games import GAMES
 
 
 def gymnasium_id(title: str) -> str:
@@ -39,7 +40,7 @@ def register_gymnasium() -> None:
                 id=gymnasium_id(game.title),
                 entry_point="awale_env.gym_env:AwaleEnv",
                 vector_entry_point="awale_env.vector:AwaleVectorEnv",
-                kwargs={} if name == DEFAULT_GAME else {"game": name},
+                kwargs={} if name == games.DEFAULT_GAME else {"game": name},
             )
 
 
@@ -50,7 +51,7 @@ def register_pettingzoo() -> None:
 
     for name, game in GAMES.items():
         if pettingzoo_id(game.title) not in aec_registry:
-            kwargs = {} if name == DEFAULT_GAME else {"game": name}
+            kwargs = {} if name == games.DEFAULT_GAME else {"game": name}
             pettingzoo.register("aec", pettingzoo_id(game.title), entry_point="awale_env.env:env", kwargs=kwargs)
 
 

@@ -16,11 +16,10 @@ import typer
 from cli_runner import awale
 from typer.testing import CliRunner
 
-import awale_apps.cli.common
 from awale_apps.cli import app, expand_list_options, main
-from awale_apps.cli.play import PROMPT
+from awale_apps.cli.play import prompt
 from awale_env import RecordError
-from awale_env.games import GAMES
+from awale_env.games import DEFAULT_GAME, GAMES, get_game
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +41,7 @@ def test_play_through_piped_stdin_with_bad_input_and_undo():
 def test_play_ends_cleanly_at_end_of_input_and_the_agent_can_start():
     result = runner.invoke(app, ["play", "--opponent", "random:seed=2", "--seat", "1"], input="")
     assert result.exit_code == 0
-    assert "random plays" in result.output.split(PROMPT)[0]  # the agent moved first
+    assert "random plays" in result.output.split(prompt(get_game(DEFAULT_GAME)))[0]  # the agent moved first
     assert "end of input" in result.output
 
 
@@ -130,10 +129,15 @@ def test_train_subcommands_pass_options_to_the_trainers():
     assert done.stderr.strip() == "error: --n-envs must be a positive integer, got 0"
 
 
-def test_python_m_awale_apps_runs_the_command():
-    done = subprocess.run([sys.executable, "-m", "awale_apps", "--help"], capture_output=True, text=True, timeout=120)
+def test_python_m_awale_apps_runs_the_command_and_its_help_loads_no_game():
+    """``awale --help`` lists the commands without loading a game's rules, numba or torch (a second at start-up)."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "awale_apps", "--help"], capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert all(command in done.stdout for command in ("play", "arena", "demo", "serve", "train"))
+    imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if "|" in line}
+    games = {f"awale_env.games.{name}" for name in GAMES}
+    assert "awale_apps.cli" in imported and not imported & {"numba", "torch", *games}
 
 
 def help_pages() -> list[list[str]]:
@@ -160,11 +164,15 @@ def test_help_pages_show_the_text_as_written(argv):
         assert "--progress / --no-progress" in result.output
 
 
-def test_the_game_options_come_from_the_registry():
-    for name, game in GAMES.items():
-        assert name in awale_apps.cli.common.GAME_HELP
-        assert f"{game.default_max_plies} for {name}" in awale_apps.cli.common.MAX_PLIES_HELP
-        assert all(flag in awale_apps.cli.common.RULE_HELP for flag in game.rule_options)
+@pytest.mark.parametrize("command", ["play", "arena", "referee", "demo", "tournament run"])
+def test_the_game_options_come_from_the_registry(command):
+    text = " ".join(runner.invoke(app, [*command.split(), "--help"], env={"COLUMNS": "200"}).stdout.split())
+    assert f"the game: {', '.join(GAMES)} [default: {DEFAULT_GAME}]" in text
+    if command != "demo":
+        for name, game in GAMES.items():
+            assert f"{game.default_max_plies} for {name}" in text
+            assert f"{name}: {', '.join(game.rule_options)}" in text or not game.rule_options
+    assert not any(f"{{{name}}}" in text for name in ("games", "rule_flags", "max_plies", "default_game")), text
 
 
 def test_version():

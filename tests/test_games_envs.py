@@ -45,21 +45,30 @@ def test_the_first_games_and_their_sizes(name, sizes, state_type):
 
 
 def test_the_registry_loads_a_game_s_package_when_the_game_is_first_named():
-    """Importing the registry loads the default game's package alone, naming a game loads its package, listing the
-    games loads them all (the default first, then the packages' order); a package of machinery is no game."""
+    """Importing the registry loads no game (nor numba), reading DEFAULT_GAME the default game's package alone,
+    naming a game loads its package, listing the games loads them all (the default first, then the packages' order);
+    a package of machinery is no game."""
     script = (
         "import json, sys\n"
+        "import awale_env\n"
         "from awale_env.games import GAMES, PACKAGES, get_game\n"
         "loaded = lambda: [p for p in PACKAGES if f'awale_env.games.{p}' in sys.modules]\n"
-        "steps = [loaded()]\n"
+        "steps = [loaded() + ['numba'] * ('numba' in sys.modules)]\n"
+        "from awale_env.games import DEFAULT_GAME\n"
+        "steps += [loaded()]\n"
         "get_game('oware').initial()\n"
         "steps += [loaded(), ['editions' in GAMES, 'nothing' in GAMES, 3 in GAMES], list(GAMES), loaded()]\n"
         "print(json.dumps(steps))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    first, named, absent, listed, everything = json.loads(done.stdout)
-    assert first == [DEFAULT_GAME] and named == [DEFAULT_GAME, "oware"] and absent == [False, False, False]
+    imported, first, named, absent, listed, everything = json.loads(done.stdout)
+    assert (
+        imported == []
+        and first == [DEFAULT_GAME]
+        and named == [DEFAULT_GAME, "oware"]
+        and absent == [False, False, False]
+    )
     assert listed == list(GAMES) and listed[0] == DEFAULT_GAME and sorted(listed[1:]) == listed[1:]
     assert everything == sorted(everything) and {"editions", *listed} == set(everything)
 

@@ -26,8 +26,7 @@ from typer.core import TyperGroup
 
 from awale_apps import check_packages
 from awale_apps.cli import arena, bot, demo, play, referee, serve, tournament, train
-from awale_apps.cli.common import HELP_MARKUP, describe_os_error, one_line
-from awale_env.games import GAMES
+from awale_apps.cli.common import HELP_MARKUP, GameHelp, describe_os_error, one_line
 from competition import interrupts
 
 
@@ -73,7 +72,8 @@ def show_version(value: bool) -> None:
 
 app = typer.Typer(
     cls=OneLineErrors,
-    help=f"Mancala games ({', '.join(GAMES)}): train agents, play against them, run tournaments.",
+    help="Mancala games: train agents, play against them, run tournaments (the help of a command that plays a game "
+    "lists the games: awale play --help).",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=HELP_MARKUP,
@@ -90,11 +90,12 @@ def options(
 
 
 for command in (play.play, arena.arena):
-    app.command()(command)
+    app.command(cls=GameHelp)(command)
 app.add_typer(tournament.app, name="tournament")
 app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, add_help_option=False)(bot.bot)
-for command in (referee.referee, demo.demo, serve.serve):
-    app.command()(command)
+for command in (referee.referee, demo.demo):
+    app.command(cls=GameHelp)(command)
+app.command()(serve.serve)
 app.add_typer(train.app, name="train")
 
 

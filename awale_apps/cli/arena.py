@@ -10,11 +10,11 @@ from typing import Annotated
 import typer
 
 from awale_apps.cli.common import (
-    GAME_HELP,
-    MAX_PLIES_HELP,
-    RULE_HELP,
     Address,
     Backend,
+    GameName,
+    MaxPlies,
+    RuleFlags,
     RuntimeEnv,
     build_agent,
     check_backend,
@@ -25,7 +25,6 @@ from awale_apps.cli.common import (
     writable_directory,
     write_arena_results,
 )
-from awale_env.games import DEFAULT_GAME
 
 
 def arena(
@@ -34,7 +33,7 @@ def arena(
     seed: Annotated[int, typer.Option(help="tournament seed (openings and agent seeds)")] = 0,
     workers: Annotated[int, typer.Option(help="parallel processes")] = 1,
     opening_plies: Annotated[int, typer.Option(help="random plies opening each mirrored pair of games")] = 4,
-    max_plies: Annotated[int | None, typer.Option(help=MAX_PLIES_HELP)] = None,
+    max_plies: MaxPlies = None,
     out: Annotated[
         Path | None,
         typer.Option(
@@ -50,8 +49,8 @@ def arena(
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print the table as JSON on the last line")] = False,
     progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
-    game: Annotated[str, typer.Option(help=GAME_HELP)] = DEFAULT_GAME,
-    rule: Annotated[list[str] | None, typer.Option(help=RULE_HELP)] = None,
+    game: GameName = None,
+    rule: RuleFlags = None,
     backend: Backend = "process",
     address: Address = None,
     db: Annotated[

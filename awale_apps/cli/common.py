@@ -1,6 +1,10 @@
 """What the ``awale`` commands share: the one-line failures (:func:`fail`), the game options (``--game``,
 ``--rule``, ``--max-plies``) and their checks, agents built from specs, the results store opened for writing, folders
-checked before the work, and the Ray options and session of the arena and the tournament (:func:`ray_session`)."""
+checked before the work, and the Ray options and session of the arena and the tournament (:func:`ray_session`).
+
+The help texts that list the games hold placeholders (``{games}``, ``{rule_flags}``, ``{max_plies}``,
+``{default_game}``) filled when a help page is shown (:class:`GameHelp`): listing the games imports every game's
+package and numba, which a command that plays one game (or none: ``awale --help``) does not need."""
 
 from __future__ import annotations
 
@@ -8,12 +12,15 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
 from awale_apps.game_settings import game_settings
-from awale_env.games import GAMES, Game
+
+if TYPE_CHECKING:
+    from awale_env.games import Game
 
 
 def one_line(text: str) -> str:
@@ -28,15 +35,54 @@ def describe_os_error(error: OSError) -> str:
     return error.strerror + ("" if error.filename is None else f": {str(error.filename)!r}")
 
 
-GAME_HELP = f"the game: {', '.join(GAMES)}"
-RULE_HELP = "a rule flag of the game as name=value, repeatable; the flags: " + "; ".join(
-    f"{name}: {', '.join(game.rule_options)}" for name, game in GAMES.items() if game.rule_options
-)
-MAX_PLIES_HELP = (
-    "ply limit of each game (0 for none; default: the game's own: "
-    + ", ".join(f"{game.default_max_plies} for {name}" for name, game in GAMES.items())
-    + ")"
-)
+GAME_HELP = "the game: {games}  [default: {default_game}]"
+RULE_HELP = "a rule flag of the game as name=value, repeatable; the flags: {rule_flags}"
+MAX_PLIES_HELP = "ply limit of each game (0 for none; default: the game's own: {max_plies})"
+#: The game options of the commands that play a game, declared once (``--game`` unset: the default game).
+GameName = Annotated[str | None, typer.Option(help=GAME_HELP, show_default=False)]
+RuleFlags = Annotated[list[str] | None, typer.Option(help=RULE_HELP)]
+MaxPlies = Annotated[int | None, typer.Option(help=MAX_PLIES_HELP)]
+
+
+def game_facts() -> dict[str, str]:
+    """What the help pages say about the games, by placeholder, from the registry (every game's package loaded)."""
+    from awale_env.games import DEFAULT_GAME, GAMES
+
+    return {
+        "{games}": ", ".join(GAMES),
+        "{rule_flags}": "; ".join(
+            f"{name}: {', '.join(game.rule_options)}" for name, game in GAMES.items() if game.rule_options
+        ),
+        "{max_plies}": ", ".join(f"{game.default_max_plies} for {name}" for name, game in GAMES.items()),
+        "{default_game}": DEFAULT_GAME,
+    }
+
+
+def with_game_facts(text: Any) -> Any:
+    """``text`` with the placeholders of :func:`game_facts` filled (anything but a string as it is)."""
+    if not isinstance(text, str) or "{" not in text:
+        return text
+    for placeholder, fact in game_facts().items():
+        text = text.replace(placeholder, fact)
+    return text
+
+
+def fill_game_facts(command: TyperCommand) -> None:
+    """Fill the placeholders of ``command``'s help and of its options' help, before its help page is drawn."""
+    command.help = with_game_facts(command.help)
+    for param in command.params:
+        if hasattr(param, "help"):
+            param.help = with_game_facts(param.help)
+
+
+class GameHelp(TyperCommand):
+    """A command whose help page names the games (:func:`fill_game_facts`, only when it is shown)."""
+
+    def format_help(self, ctx: typer.Context, formatter: Any) -> None:
+        fill_game_facts(self)
+        super().format_help(ctx, formatter)
+
+
 #: Help pages in click's plain layout: rich's reads ``[[player]]`` as markup and shows ``<bool>`` beside every flag.
 HELP_MARKUP = None
 #: The Ray options of the commands that play on Ray actors (the arena and the tournament), declared once.
@@ -84,9 +130,16 @@ def open_writable_store(path: Path | None) -> Iterator[Any]:
         store.close()
 
 
-def game_options(name: str, rules: list[str] | None, max_plies: int | None) -> tuple[Game, dict[str, Any], int | None]:
-    """The game, its rule flags and the ply limit (:func:`awale_apps.game_settings.game_settings`); a bad name, flag
-    or value is a one-line error naming what is allowed."""
+def game_options(
+    name: str | None, rules: list[str] | None, max_plies: int | None
+) -> tuple[Game, dict[str, Any], int | None]:
+    """The game (None: the default game), its rule flags and the ply limit
+    (:func:`awale_apps.game_settings.game_settings`); a bad name, flag or value is a one-line error naming what is
+    allowed."""
+    if name is None:
+        from awale_env.games import DEFAULT_GAME
+
+        name = DEFAULT_GAME
     try:
         return game_settings(name, rules, max_plies)
     except ValueError as error:

@@ -7,12 +7,12 @@ from typing import Annotated
 
 import typer
 
-from awale_apps.cli.common import GAME_HELP, fail, game_options, write_arena_results
-from awale_env.games import DEFAULT_GAME
+from awale_apps.cli.common import GameName, fail, game_options, write_arena_results
 
-#: The demo's opponents on every game, and the shipped agents that join them on the game they were trained for.
+#: The demo's opponents on every game, and the shipped agents that join them on the default game, which they were
+#: trained for.
 DEMO_OPPONENTS = ("random", "greedy", "alphabeta:depth=2")
-DEMO_SHIPPED = {DEFAULT_GAME: ("ppo:pretrained",)}
+DEMO_SHIPPED = ("ppo:pretrained",)
 #: The most learner moves and arena games per pair the demo plays.
 DEMO_MAX_STEPS = 10**9
 DEMO_MAX_GAMES = 10_000
@@ -24,12 +24,13 @@ def demo(
     run_dir: Annotated[Path | None, typer.Option(help="where the run goes (default: runs/demo-<date-time>)")] = None,
     workers: Annotated[int, typer.Option(help="parallel arena processes")] = 2,
     seed: Annotated[int, typer.Option(help="seed of the training and of the arena")] = 1,
-    game: Annotated[str, typer.Option(help=GAME_HELP)] = DEFAULT_GAME,
+    game: GameName = None,
 ) -> None:
     """The main job: a short self-play PPO run, then an arena of the trained agent against the search agents (and
     the shipped PPO agent on the two-colour Awale), printing the Elo table and writing a chart."""
     import time
 
+    from awale_env.games import DEFAULT_GAME
     from competition.arena import format_table, round_robin
     from competition.progress import format_seconds
     from training.ppo import config as ppo_config
@@ -57,7 +58,8 @@ def demo(
     trained = f"ppo:path={checkpoint}"
     typer.echo(f"2/2 arena: {games} games per pair, {workers} workers")
     started = time.monotonic()
-    result = round_robin([trained, *DEMO_OPPONENTS, *DEMO_SHIPPED.get(game, ())], games, seed, workers, game=game)
+    shipped = DEMO_SHIPPED if game == DEFAULT_GAME else ()
+    result = round_robin([trained, *DEMO_OPPONENTS, *shipped], games, seed, workers, game=game)
     typer.echo(f"2/2 done in {format_seconds(time.monotonic() - started)}")
     typer.echo(format_table(result))
     paths = write_arena_results(result, run_dir / "arena")

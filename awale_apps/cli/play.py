@@ -8,17 +8,14 @@ from typing import Annotated, Any
 
 import typer
 
-from awale_apps.cli.common import GAME_HELP, MAX_PLIES_HELP, RULE_HELP, build_agent, fail, game_options
+from awale_apps.cli.common import GameName, MaxPlies, RuleFlags, build_agent, fail, game_options
 from awale_env.errors import IllegalMoveError
-from awale_env.games import DEFAULT_GAME, GAMES, Game, get_game
+from awale_env.games import Game, get_game
 
 
 def prompt(game: Game) -> str:
     """The move prompt, with a move written in the game's notation as an example."""
     return f"your move (e.g. {game.format_move(game.num_actions - 5)}, undo, quit): "
-
-
-PROMPT = prompt(GAMES[DEFAULT_GAME])  # "your move (e.g. 14B, undo, quit): "
 
 
 def play_terminal(
@@ -27,16 +24,20 @@ def play_terminal(
     max_plies: int | None,
     echo: Callable[[str], Any] = typer.echo,
     read: Callable[[str], str] = input,
-    game: str | Game = DEFAULT_GAME,
+    game: str | Game | None = None,
     seed: int | None = None,
     **options: Any,
 ) -> Any:
-    """Play a game of ``game`` (rule flags ``options``; ``seed`` draws what its rules leave to chance) between a
-    human (reading moves with ``read``, in the game's notation) and ``agent`` (an :class:`agents.Agent`); return
-    the final State.
+    """Play a game of ``game`` (None: the default game; rule flags ``options``; ``seed`` draws what its rules leave
+    to chance) between a human (reading moves with ``read``, in the game's notation) and ``agent`` (an
+    :class:`agents.Agent`); return the final State.
 
     ``undo`` takes back the human's last move and the agent's reply; ``quit`` or end of input stops the game.
     """
+    if game is None:
+        from awale_env.games import DEFAULT_GAME
+
+        game = DEFAULT_GAME
     game = get_game(game)
     state = game.initial(max_plies=max_plies, seed=seed, **options)
     history: list[Any] = []
@@ -81,10 +82,10 @@ def play_terminal(
 def play(
     opponent: Annotated[str, typer.Option(help="agent spec, e.g. alphabeta:depth=8 or mcts:time=2")] = "alphabeta",
     seat: Annotated[str, typer.Option(help="your seat: 0 (player 0), 1 or random")] = "0",
-    max_plies: Annotated[int | None, typer.Option(help=MAX_PLIES_HELP)] = None,
+    max_plies: MaxPlies = None,
     seed: Annotated[int | None, typer.Option(help="seed of the opponent, of --seat random and of the game")] = None,
-    game: Annotated[str, typer.Option(help=GAME_HELP)] = DEFAULT_GAME,
-    rule: Annotated[list[str] | None, typer.Option(help=RULE_HELP)] = None,
+    game: GameName = None,
+    rule: RuleFlags = None,
 ) -> None:
     """Play against an agent in the terminal."""
     if seat not in ("0", "1", "random"):

@@ -8,21 +8,20 @@ from typing import Annotated
 import typer
 
 from awale_apps.cli.common import (
-    GAME_HELP,
-    MAX_PLIES_HELP,
-    RULE_HELP,
+    GameName,
+    MaxPlies,
+    RuleFlags,
     game_options,
     open_writable_store,
     writable_directory,
 )
-from awale_env.games import DEFAULT_GAME
 
 
 def referee(
     program1: Annotated[str, typer.Argument(help='command of program 1, quoted: "awale bot --game GAME"')],
     program2: Annotated[str, typer.Argument(help="command of program 2 (each gets its seat as last argument)")],
-    game: Annotated[str, typer.Option(help=GAME_HELP)] = DEFAULT_GAME,
-    rule: Annotated[list[str] | None, typer.Option(help=RULE_HELP)] = None,
+    game: GameName = None,
+    rule: RuleFlags = None,
     games: Annotated[int, typer.Option(help="games; the seats alternate, program 1 is JoueurA in odd games")] = 2,
     seconds: Annotated[
         float, typer.Option("--time", help="seconds per answer, 3 as in the course's referee: a late answer loses")
@@ -30,7 +29,7 @@ def referee(
     startup: Annotated[
         float, typer.Option(help="seconds added to a program's first answer in a game, for its start-up")
     ] = 10.0,
-    max_plies: Annotated[int | None, typer.Option(help=MAX_PLIES_HELP)] = None,
+    max_plies: MaxPlies = None,
     numeric_seats: Annotated[bool, typer.Option(help="give the seats as 1 and 2, not JoueurA and JoueurB")] = False,
     out: Annotated[
         Path | None, typer.Option(help="write the results as JSON to this file (rewritten as each game ends)")

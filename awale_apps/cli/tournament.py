@@ -12,19 +12,19 @@ import typer
 from typer.core import TyperGroup
 
 from awale_apps.cli.common import (
-    GAME_HELP,
     HELP_MARKUP,
-    MAX_PLIES_HELP,
-    RULE_HELP,
     Address,
     Backend,
+    GameHelp,
+    GameName,
+    MaxPlies,
+    RuleFlags,
     RuntimeEnv,
     check_backend,
     fail,
     game_options,
     ray_session,
 )
-from awale_env.games import DEFAULT_GAME
 
 #: The store a tournament writes and ``standings`` reads when none is given.
 DEFAULT_DB = Path("tournament.db")
@@ -68,7 +68,7 @@ AsCsv = Annotated[bool, typer.Option("--csv", help="print the standings as CSV")
 AsJson = Annotated[bool, typer.Option("--json", help="print the standings as JSON")]
 
 
-@app.command()
+@app.command(cls=GameHelp)
 def run(
     players: Annotated[
         Path,
@@ -76,9 +76,9 @@ def run(
             help="the players: [[player]] tables with a name and a command or an agent", metavar="PLAYERS.toml"
         ),
     ],  # fmt: skip
-    game: Annotated[str, typer.Option(help=GAME_HELP)] = DEFAULT_GAME,
-    rule: Annotated[list[str] | None, typer.Option(help=RULE_HELP)] = None,
-    max_plies: Annotated[int | None, typer.Option(help=MAX_PLIES_HELP)] = None,
+    game: GameName = None,
+    rule: RuleFlags = None,
+    max_plies: MaxPlies = None,
     games_per_pair: Annotated[int, typer.Option(help="games per pair of players (even: seats swapped)")] = 2,
     openings: Annotated[
         int, typer.Option(help="random plies opening each mirrored pair of games (agents only; 0: initial position)")

@@ -9,8 +9,9 @@ elsewhere (a test's toy game) registers the same way. ``from awale_env.games imp
 The registry is lazy: a game's package (its compiled rules with it), which bears the game's name, is imported when
 the game is first looked up by name (``GAMES[name]``, ``name in GAMES``, :func:`get_game`), and every package when
 the games are listed (iterating :data:`GAMES`), so that a program that plays one game (``awale bot``'s engine) loads
-only that one. Importing this package imports the packages in their order until the default game has registered
-itself (the first one today).
+only that one. Importing this package imports none of them (nor numba): :data:`DEFAULT_GAME`, when first read,
+imports the packages in their order until the default game has registered itself (the first one today), so that a
+program that needs no game (``awale --help``) loads no rules.
 """
 
 from __future__ import annotations
@@ -124,11 +125,25 @@ def game_of(state: Any) -> Game:
     return game
 
 
-for _package in PACKAGES:
-    if _default:
-        break
-    _load_package(_package)
-if not _default:
-    raise RuntimeError(f"no game package under {__path__[0]} registered itself as the default game")
-#: The name of the game every environment, agent and tool plays unless told otherwise.
-DEFAULT_GAME = _default[0]
+#: The name of the game every environment, agent and tool plays unless told otherwise (read through
+#: :func:`__getattr__`: its package is imported when it is first read).
+DEFAULT_GAME: str
+
+
+def _default_game() -> str:
+    """The name of the default game, its package imported (the packages in their order until it has registered)."""
+    for package in PACKAGES:
+        if _default:
+            break
+        _load_package(package)
+    if not _default:
+        raise RuntimeError(f"no game package under {__path__[0]} registered itself as the default game")
+    return _default[0]
+
+
+def __getattr__(name: str) -> Any:
+    """:data:`DEFAULT_GAME`, found when first read (see the module's docstring)."""
+    if name == "DEFAULT_GAME":
+        globals()[name] = _default_game()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
