@@ -60,13 +60,6 @@ def random_bit(bits, rng):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def settle(env, b, i, board, stores, gained, repeated):
-    """Status and legal bits of game ``i`` (its ``board`` and ``stores``) after a move gaining ``gained`` or a
-    restart (settled if it is over)."""
-    b.status[i], b.legal[i] = status_legal(env, board, stores, b.player[i], b.ply[i], b.max_plies, gained, repeated)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
 def start(env, b, rngs, i):
     """Set game ``i`` to the starting position, its first player ``b.first`` or drawn."""
     board, stores = b.board[i], b.stores[i]
@@ -76,41 +69,59 @@ def start(env, b, rngs, i):
     b.ply[i] = 0
     # recorded as after a capture: the set starts afresh with this position
     record(env, b.keys[i], board, b.player[i], 1, False)
-    settle(env, b, i, board, stores, 0, False)
+    b.status[i], b.legal[i] = status_legal(env, board, stores, b.player[i], 0, b.max_plies, 0, False)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def act(env, board, stores, keys, mover, ply, legal, action, max_plies, reward_mode, total_seeds, num_actions, illegal):
+    """Play ``action`` for ``mover`` in the game whose rows are ``board``, ``stores`` and ``keys`` (at ``ply``; the
+    mover's legal bits ``legal``); return ``(to move, ply, status, legal bits, reward)`` after it, the reward the
+    mover's. An illegal action ends the game (status ``illegal``, reward -1) and leaves the position, and the turn,
+    as they were.
+
+    The loops over the games keep one game's values in locals and pass them here, never the :class:`Batch`: an
+    inlined helper given the named tuple pays reference counting on every array in it, which cost the stepper a third
+    of its speed against the random opponent."""
+    if action < 0 or action >= num_actions or (legal >> action) & 1 == 0:
+        return mover, ply, illegal, 0, -1.0
+    lead = int(stores[mover]) - int(stores[1 - mover])
+    after = next_player(env, board, mover, action)
+    gained = move(env, board, stores, mover, action)
+    _, repeated = record(env, keys, board, after, gained, False)
+    code, bits = status_legal(env, board, stores, after, ply + 1, max_plies, gained, repeated)
+    if reward_mode == SCORE_DIFF:
+        reward = (int(stores[mover]) - int(stores[1 - mover]) - lead) / total_seeds
+    elif code == ONGOING:
+        reward = 0.0
+    else:
+        won = winner(env, board, stores, code, after)
+        reward = 0.0 if won == DRAW else (1.0 if won == mover else -1.0)
+    return after, ply + 1, code, bits, reward
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def play(env, b, i, action):
-    """Play ``action`` for the player to move in game ``i``; return the mover's reward. An illegal action ends the
-    game (status ``b.illegal``, reward -1) and leaves the position, and the turn, as they were."""
-    mover = b.player[i]
-    if action < 0 or action >= b.num_actions or (b.legal[i] >> action) & 1 == 0:
-        b.status[i] = b.illegal
-        b.legal[i] = 0
-        return -1.0
-    board, stores = b.board[i], b.stores[i]
-    lead = int(stores[mover]) - int(stores[1 - mover])
-    after = next_player(env, board, mover, action)
-    gained = move(env, board, stores, mover, action)
-    b.player[i] = after
-    b.ply[i] += 1
-    _, repeated = record(env, b.keys[i], board, after, gained, False)
-    settle(env, b, i, board, stores, gained, repeated)
-    if b.reward_mode == SCORE_DIFF:
-        return (int(stores[mover]) - int(stores[1 - mover]) - lead) / b.total_seeds
-    if b.status[i] == ONGOING:
-        return 0.0
-    won = winner(env, board, stores, b.status[i], after)
-    return 0.0 if won == DRAW else (1.0 if won == mover else -1.0)
+    """:func:`act` on game ``i``, its arrays updated; return the mover's reward."""
+    b.player[i], b.ply[i], b.status[i], b.legal[i], reward = act(
+        env, b.board[i], b.stores[i], b.keys[i], b.player[i], b.ply[i], b.legal[i], action, b.max_plies,
+        b.reward_mode, b.total_seeds, b.num_actions, b.illegal,
+    )  # fmt: skip
+    return reward
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def view(env, b, i, viewer, obs, masks):
     """``obs[i]`` = game ``i`` seen by ``viewer``; ``masks[i]`` = ``viewer``'s legal actions, all False unless the
     game is live and ``viewer`` is to move."""
-    observe(env, b.board[i], b.stores[i], b.ply[i], b.max_plies, viewer, obs[i])
     bits = b.legal[i] if b.status[i] == ONGOING and b.player[i] == viewer else 0
-    for a in range(b.num_actions):
+    view_rows(env, b.board[i], b.stores[i], b.ply[i], b.max_plies, bits, b.num_actions, viewer, i, obs, masks)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def view_rows(env, board, stores, ply, max_plies, bits, num_actions, viewer, i, obs, masks):
+    """:func:`view` of the game whose rows are ``board`` and ``stores``, ``bits`` the legal bits to show."""
+    observe(env, board, stores, ply, max_plies, viewer, obs[i])
+    for a in range(num_actions):
         masks[i, a] = (bits >> a) & 1 == 1
 
 
@@ -133,22 +144,34 @@ def step_self_play(env, b, rngs, same_step, actions, rewards, outcome, mover, en
     restarts right after its last move and ``final_obs[i]`` holds the last observation. ``outcome[i]`` is the status
     the move produced (``BatchedGames.outcomes``) and ``end_stores[i]`` the stores when it ended the game.
     """
-    for i in range(b.board.shape[0]):
-        if b.status[i] != ONGOING:
+    boards, store_rows, key_rows, players, plies, statuses, legals = (
+        b.board, b.stores, b.keys, b.player, b.ply, b.status, b.legal
+    )  # fmt: skip
+    max_plies, reward_mode, total_seeds, num_actions, illegal = (
+        b.max_plies, b.reward_mode, b.total_seeds, b.num_actions, b.illegal
+    )  # fmt: skip
+    for i in range(boards.shape[0]):
+        board, stores = boards[i], store_rows[i]
+        if statuses[i] != ONGOING:
             start(env, b, rngs, i)
             rewards[i] = 0.0
             outcome[i] = ONGOING
             mover[i] = -1
         else:
-            mover[i] = b.player[i]
-            rewards[i] = play(env, b, i, actions[i])
-            outcome[i] = b.status[i]
-            if b.status[i] != ONGOING:
-                end_stores[i, :] = b.stores[i, :]
+            mover[i] = players[i]
+            players[i], plies[i], statuses[i], legals[i], rewards[i] = act(
+                env, board, stores, key_rows[i], players[i], plies[i], legals[i], actions[i], max_plies, reward_mode,
+                total_seeds, num_actions, illegal,
+            )  # fmt: skip
+            outcome[i] = statuses[i]
+            if statuses[i] != ONGOING:
+                end_stores[i, :] = stores
                 if same_step:
-                    view(env, b, i, b.player[i], final_obs, final_masks)
+                    view_rows(env, board, stores, plies[i], max_plies, 0, num_actions, players[i], i, final_obs,
+                              final_masks)  # fmt: skip
                     start(env, b, rngs, i)
-        view(env, b, i, b.player[i], obs, masks)
+        bits = legals[i] if statuses[i] == ONGOING else 0
+        view_rows(env, board, stores, plies[i], max_plies, bits, num_actions, players[i], i, obs, masks)
 
 
 @njit(cache=True, error_model="numpy")
@@ -158,23 +181,40 @@ def step_vs_random(env, b, same_step, learner, seat_mode, rngs, actions, rewards
     from the learner's side. ``learner[i]`` is the learner's seat in game ``i``, drawn again at every restart when
     ``seat_mode`` is ``RANDOM_SEAT``; ``rngs`` is uint64[n, 1], one xorshift state per game. Autoreset and outputs as
     in :func:`step_self_play`; a restarted game whose learner moves second has already seen the opponent's moves."""
-    for i in range(b.board.shape[0]):
-        if b.status[i] != ONGOING:
+    boards, store_rows, key_rows, players, plies, statuses, legals = (
+        b.board, b.stores, b.keys, b.player, b.ply, b.status, b.legal
+    )  # fmt: skip
+    max_plies, reward_mode, total_seeds, num_actions, illegal = (
+        b.max_plies, b.reward_mode, b.total_seeds, b.num_actions, b.illegal
+    )  # fmt: skip
+    for i in range(boards.shape[0]):
+        board, stores = boards[i], store_rows[i]
+        if statuses[i] != ONGOING:
             start_vs_random(env, b, learner, seat_mode, rngs, i)
             rewards[i] = 0.0
             outcome[i] = ONGOING
         else:
-            reward = play(env, b, i, actions[i])
-            while b.status[i] == ONGOING and b.player[i] != learner[i]:
-                reward -= play(env, b, i, random_bit(b.legal[i], rngs[i]))
+            keys, me = key_rows[i], learner[i]
+            player, ply, status, legal, reward = act(
+                env, board, stores, keys, players[i], plies[i], legals[i], actions[i], max_plies, reward_mode,
+                total_seeds, num_actions, illegal,
+            )  # fmt: skip
+            while status == ONGOING and player != me:
+                player, ply, status, legal, lost = act(
+                    env, board, stores, keys, player, ply, legal, random_bit(legal, rngs[i]), max_plies, reward_mode,
+                    total_seeds, num_actions, illegal,
+                )  # fmt: skip
+                reward -= lost
+            players[i], plies[i], statuses[i], legals[i] = player, ply, status, legal
             rewards[i] = reward
-            outcome[i] = b.status[i]
-            if b.status[i] != ONGOING:
-                end_stores[i, :] = b.stores[i, :]
+            outcome[i] = status
+            if status != ONGOING:
+                end_stores[i, :] = stores
                 if same_step:
-                    view(env, b, i, learner[i], final_obs, final_masks)
+                    view_rows(env, board, stores, ply, max_plies, 0, num_actions, me, i, final_obs, final_masks)
                     start_vs_random(env, b, learner, seat_mode, rngs, i)
-        view(env, b, i, learner[i], obs, masks)
+        bits = legals[i] if statuses[i] == ONGOING and players[i] == learner[i] else 0
+        view_rows(env, board, stores, plies[i], max_plies, bits, num_actions, learner[i], i, obs, masks)
 
 
 @njit(cache=True, error_model="numpy")
