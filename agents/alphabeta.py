@@ -17,6 +17,9 @@ so nothing here re-implements a rule. The figures below were measured on the two
   the ply limit of the state ends the game): ``+-(WIN - height)`` so a quicker win (slower loss) is preferred, 0 for a
   draw. So is a live position whose winner no play can change any more (:func:`awale_env.kernels.dispatch.decided`:
   a Kalah store holding more than half the seeds) when the root's is still open: the outcome is proven plies sooner.
+  And so is a position the game's endgame table holds (``SearchKernels.endgame``, :func:`kn.solved`: Kalah's, of
+  every position with few seeds left in the pits); at a root it holds, the move of the widest final margin is read
+  from it without a search (the search's scoring of proven wins only prefers the quickest).
 * Oware's repetition rule is exact along the searched line: a child repeats if its key is among the positions since
   the last capture on the path, or in the root's set when the path has no capture. The transposition table does not
   hash that history (positions that differ only in it share entries), the usual compromise of game-tree search.
@@ -61,6 +64,10 @@ EXACT, LOWER, UPPER = 0, 1, 2
 # The status alpha-beta gives a live position whose winner is already decided (:func:`kn.decided`), scored as a
 # finished game: no game's own status code.
 DECIDED = 127
+# The status of a live position the game's endgame table holds (:func:`kn.solved`), likewise scored as finished.
+SOLVED = 126
+# The endgame table of a game without one (or of an agent told not to use it).
+NO_TABLE = np.zeros(0, dtype=np.int8)
 # Search counters (an int64 array shared by the compiled functions): nodes so far, the node count at which the search
 # pauses, whether it paused and at which height, the best root move so far and whether there is one.
 NODES, NODE_LIMIT, PAUSED, PAUSED_AT, ROOT_MOVE, ROOT_DONE = range(6)
@@ -92,10 +99,16 @@ def position_hash(seeds, stores, player, plies_left, slot_keys, store_keys, left
 
 
 @njit(cache=True)
-def terminal_value(env, seeds, stores, code, player, height):
-    """Exact value of a finished or decided game (status ``code``, ``player`` to move) for ``player``: the rules'
-    winner, quicker wins scored higher."""
-    won = kn.decided(env, seeds, stores) if code == DECIDED else kn.winner(env, seeds, stores, code, player)
+def terminal_value(env, table, seeds, stores, code, player, height):
+    """Exact value of a finished, decided or solved game (status ``code``, ``player`` to move) for ``player``: the
+    rules' winner, quicker wins scored higher."""
+    if code == DECIDED:
+        won = kn.decided(env, seeds, stores)
+    elif code == SOLVED:
+        final = int(stores[player]) - int(stores[1 - player]) + kn.solved(env, table, seeds, player)
+        won = player if final > 0 else (1 - player if final < 0 else kn.DRAW)
+    else:
+        won = kn.winner(env, seeds, stores, code, player)
     if won == kn.DRAW:
         return 0
     return WIN - height if won == player else height - WIN
@@ -120,23 +133,34 @@ def _from_table(value, height):
 
 
 @njit(cache=True)
-def _play_child(seeds, stores, player, ply, max_plies, action, cs, cst, height, env, decide):
+def _exact(env, table, seeds, stores, player, code, decide):
+    """The status alpha-beta gives a position of status ``code``: :data:`DECIDED` for a live one whose winner is
+    decided, :data:`SOLVED` for one the endgame ``table`` holds, if ``decide``; else ``code``."""
+    if decide and code == kn.ONGOING:
+        if kn.decided(env, seeds, stores) >= 0:
+            return DECIDED
+        if table.size > 0 and kn.solved(env, table, seeds, player) != kn.UNSOLVED:
+            return SOLVED
+    return code
+
+
+@njit(cache=True)
+def _play_child(seeds, stores, player, ply, max_plies, action, cs, cst, height, env, decide, table):
     """Write the position after ``action`` into (cs, cst); return ``gained | next player << 8 | status << 9`` (the
-    status :data:`DECIDED` for a live position whose winner is decided, if ``decide``)."""
+    status :func:`_exact` gives it)."""
     cs[:] = seeds
     cst[:] = stores
     after = kn.next_player(env, seeds, player, action)
     gained = kn.move(env, cs, cst, player, action)
     repeated = gained == 0 and kn.repeated(env, cs, after, height)
-    code = kn.status(env, cs, cst, after, ply + 1, max_plies, gained, repeated)
-    if decide and code == kn.ONGOING and kn.decided(env, cs, cst) >= 0:
-        code = DECIDED
+    code = _exact(env, table, cs, cst, after, kn.status(env, cs, cst, after, ply + 1, max_plies, gained, repeated),
+                  decide)  # fmt: skip
     return max(gained, 0) | after << 8 | code << 9
 
 
 @njit(cache=True)
 def _leaf_parent(seeds, stores, player, ply, max_plies, beta, height, child_seeds, child_stores, actions, counters,
-                 env, evaluation, decide):  # fmt: skip
+                 env, evaluation, decide, table):  # fmt: skip
     """Negamax at depth 1 without recursion or table: each child is scored by :func:`evaluate` or exactly;
     ``actions``: room for the legal actions. The child is played here rather than by :func:`_play_child`: most
     nodes are these children, and the call with its arrays costs them reference counting."""
@@ -149,10 +173,9 @@ def _leaf_parent(seeds, stores, player, ply, max_plies, beta, height, child_seed
         gained = kn.move(env, child_seeds, child_stores, player, actions[i])
         repeated = gained == 0 and kn.repeated(env, child_seeds, after, height)
         code = kn.status(env, child_seeds, child_stores, after, ply + 1, max_plies, gained, repeated)
-        if decide and code == kn.ONGOING and kn.decided(env, child_seeds, child_stores) >= 0:
-            code = DECIDED
+        code = _exact(env, table, child_seeds, child_stores, after, code, decide)
         if code != kn.ONGOING:
-            v = terminal_value(env, child_seeds, child_stores, code, after, height + 1)
+            v = terminal_value(env, table, child_seeds, child_stores, code, after, height + 1)
         else:
             v = evaluate(evaluation, env, child_seeds, child_stores, after)
         if after != player:
@@ -165,7 +188,8 @@ def _leaf_parent(seeds, stores, player, ply, max_plies, beta, height, child_seed
 
 
 @njit(cache=True)
-def _generate(seeds, stores, player, ply, max_plies, bits, skip, n, height, killers, history, work, env, decide):
+def _generate(seeds, stores, player, ply, max_plies, bits, skip, n, height, killers, history, work, env, decide,
+              table):  # fmt: skip
     """Add the children of the position at ``height`` (the legal moves in ``bits`` but ``skip``) from index ``n`` on,
     with their ordering scores: moves that give another turn, then captures by size, then killers, then history.
     Return the new child count."""
@@ -174,7 +198,7 @@ def _generate(seeds, stores, player, ply, max_plies, bits, skip, n, height, kill
     while a < 64 and bits >> a:  # a 64-action game's last action is the sign bit: its mask never shifts to 0
         if (bits >> a) & 1 and a != skip:
             packed = _play_child(seeds, stores, player, ply, max_plies, a, child_seeds[height, n],
-                                 child_stores[height, n], height, env, decide)  # fmt: skip
+                                 child_stores[height, n], height, env, decide, table)  # fmt: skip
             gained = packed & 0xFF
             actions[height, n] = a
             statuses[height, n] = packed >> 9
@@ -244,13 +268,14 @@ def _child_window(f, h, low, high, same):
 
 @njit(cache=True)
 def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, history, work, counters, env,
-            evaluation):  # fmt: skip
+            evaluation, table):  # fmt: skip
     """Value for ``player`` of a live position searched ``depth`` plies; the best root move goes to ``counters``.
 
     ``keys`` = (slot, store, plies-left Zobrist keys); ``tt`` = (hashes, values, depths, flags, moves) arrays;
     ``work`` = scratch per height (node boards and stores, child boards, stores, ordering scores, actions, statuses
     and players to move, frames, hashes); ``env`` = the game (:meth:`awale_env.kernels.dispatch.Root.env`);
-    ``evaluation`` scores the leaves (:func:`agents.evaluation.make_evaluation`). The recursion of negamax runs on an
+    ``evaluation`` scores the leaves (:func:`agents.evaluation.make_evaluation`), ``table`` is the game's endgame table
+    (``SearchKernels.endgame``; empty for none), whose positions are scored exactly. The recursion of negamax runs on an
     explicit stack of frames, because numba cannot cache recursive functions (numba issue #6061); hence the search can
     pause: on reaching ``counters[NODE_LIMIT]`` nodes it returns with ``counters[PAUSED]`` set, and the same call again
     (with a higher limit) goes on from there.
@@ -285,7 +310,7 @@ def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, his
                 value, finished = evaluate(evaluation, env, s, st, p), True
             elif d == 1 and h > 0:
                 value = _leaf_parent(s, st, p, ply + h, max_plies, beta, h, child_seeds[h, 0], child_stores[h, 0],
-                                     actions[h], counters, env, evaluation, decide)  # fmt: skip
+                                     actions[h], counters, env, evaluation, decide, table)  # fmt: skip
                 finished = True
             else:
                 plies_left = max_plies - ply - h if max_plies != kn.NO_LIMIT else PLIES_LEFT_CAP
@@ -308,19 +333,19 @@ def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, his
                     # The table's move alone first: it often cuts off before the others are generated.
                     if first >= 0 and (bits >> first) & 1:
                         packed = _play_child(s, st, p, ply + h, max_plies, first, child_seeds[h, 0],
-                                             child_stores[h, 0], h, env, decide)  # fmt: skip
+                                             child_stores[h, 0], h, env, decide, table)  # fmt: skip
                         actions[h, 0], statuses[h, 0], movers[h, 0] = first, packed >> 9, (packed >> 8) & 1
                         f[h, F_FIRST], f[h, F_N] = first, 1
                     else:
                         f[h, F_FIRST] = -1
                         f[h, F_N] = _generate(s, st, p, ply + h, max_plies, bits, -1, 0, h, killers, history, work,
-                                              env, decide)  # fmt: skip
+                                              env, decide, table)  # fmt: skip
                     step = NEXT_CHILD
         elif step == NEXT_CHILD:
             i = f[h, F_I]
             if i == f[h, F_N] and f[h, F_FIRST] >= 0:  # the table's move did not cut off: generate the others
                 f[h, F_N] = _generate(s, st, p, ply + h, max_plies, f[h, F_BITS], f[h, F_FIRST], i, h, killers,
-                                      history, work, env, decide)  # fmt: skip
+                                      history, work, env, decide, table)  # fmt: skip
                 f[h, F_FIRST] = -1
             if i == f[h, F_N]:
                 finished = True
@@ -328,7 +353,8 @@ def negamax(seeds, stores, player, ply, max_plies, depth, keys, tt, killers, his
                 _pick_next(work, h, i, f[h, F_N])
                 after = movers[h, i]
                 if statuses[h, i] != kn.ONGOING:  # a finished game: its exact value, no search
-                    value = terminal_value(env, child_seeds[h, i], child_stores[h, i], statuses[h, i], after, h + 1)
+                    value = terminal_value(env, table, child_seeds[h, i], child_stores[h, i], statuses[h, i], after,
+                                           h + 1)  # fmt: skip
                     f[h, F_MODE] = FULL_WINDOW
                     step = CHILD_DONE
                 else:
@@ -413,7 +439,8 @@ class AlphaBetaAgent:
     it is given. ``depth`` and/or ``time`` bound each move's search; with neither, the depth is
     :data:`DEFAULT_DEPTH`. ``eval`` names the evaluation of the leaves (:data:`agents.evaluation.EVALUATIONS`,
     default :data:`DEFAULT_EVALUATION`). ``seed`` breaks ties between equally good moves (small random values added
-    to the history table before each move), so a seeded agent is deterministic under a depth limit.
+    to the history table before each move), so a seeded agent is deterministic under a depth limit. ``endgame``:
+    score the positions of the game's endgame table exactly (where the game has one).
 
     An agent with a ``time`` budget compiles its search (or loads it from numba's cache) when it is built, and
     again before the clock of its first move in another game, so that no budget pays for a compile."""
@@ -425,6 +452,7 @@ class AlphaBetaAgent:
         table_bits: int = 20,
         seed: int | None = None,
         eval: str | None = None,
+        endgame: bool = True,
     ) -> None:
         check_positive("depth", depth)
         check_positive("time", time, float)
@@ -437,7 +465,10 @@ class AlphaBetaAgent:
         self.depth = DEFAULT_DEPTH if depth is None and time is None else depth
         self.time = time
         self.eval = DEFAULT_EVALUATION if eval is None else eval
-        self.name = spec_name("alphabeta", depth=depth, time=time, eval=eval)
+        if not isinstance(endgame, bool):
+            raise ValueError(f"endgame must be True or False, got {endgame!r}")
+        self.endgame = endgame
+        self.name = spec_name("alphabeta", depth=depth, time=time, eval=eval, endgame=None if endgame else False)
         size = 1 << table_bits
         self._tt = (
             np.zeros(size, dtype=np.uint64),
@@ -485,6 +516,7 @@ class AlphaBetaAgent:
         for an agent given its time with the move)."""
         game = game_of(state)
         self._use_game(game)
+        self._endgame_table(kn.root_of(state))  # built or read outside the clock, the first time
         if timed and game.name not in self._compiled:
             self._compile(state)
 
@@ -494,7 +526,7 @@ class AlphaBetaAgent:
         root = kn.root_of(state)
         counters = np.zeros(NUM_COUNTERS, dtype=np.int64)
         counters[NODE_LIMIT] = NO_NODE_LIMIT
-        self._negamax(root, root.env(self._scratch, *self._path), 2, counters)
+        self._negamax(root, root.env(self._scratch, *self._path), 2, counters, self._endgame_table(root))
         self._forget()
         self._compiled.add(game_of(state).name)
 
@@ -529,14 +561,19 @@ class AlphaBetaAgent:
         deadline = None if seconds is None else start + seconds
         root = kn.root_of(state)
         env = root.env(self._scratch, *self._path)
+        table = self._endgame_table(root)
         counters = np.zeros(NUM_COUNTERS, dtype=np.int64)
         max_depth = min(limited(limit, "depth", self.depth or MAX_DEPTH), MAX_DEPTH)
         best_move, best_value, done_depth, total_nodes = -1, 0, 0, 0
+        solved = self._solved_root(state, root, env, table)
+        if solved is not None:
+            best_move, best_value = solved
+            max_depth = 0
         for depth in range(1, max_depth + 1):
             if deadline is not None and time.perf_counter() >= deadline:
                 break
             counters[:] = 0
-            value = self._iteration(root, env, depth, counters, deadline)
+            value = self._iteration(root, env, depth, counters, deadline, table)
             total_nodes += int(counters[NODES])
             if counters[PAUSED]:  # out of time
                 # The previous principal move is searched first, so a completed root move at least matches it.
@@ -586,28 +623,51 @@ class AlphaBetaAgent:
             move = -1
         return line
 
-    def _iteration(self, root: kn.Root, env: Any, depth: int, counters: np.ndarray, deadline: float | None) -> int:
+    def _endgame_table(self, root: kn.Root) -> np.ndarray:
+        """The game's endgame table for a search from ``root`` (empty without one, or with ``endgame=False``)."""
+        return root.kernels.endgame(root, MAX_DEPTH + 2) if self.endgame else NO_TABLE
+
+    def _solved_root(self, state: Any, root: kn.Root, env: Any, table: np.ndarray) -> tuple[int, int] | None:
+        """The move of the widest final margin and its value, read from the endgame ``table``, if it holds ``root``
+        (the searches' scoring of a proven win only prefers the quickest), else None."""
+        if table.size == 0 or kn.solved(env, table, root.board, root.player) == kn.UNSOLVED:
+            return None
+        me = state.to_move
+        margins = {}
+        for action in state.legal_actions():
+            child = state.play(action)
+            margin = child.stores[me] - child.stores[1 - me]
+            if not child.is_terminal:
+                after = kn.root_of(child)
+                gain = kn.solved(env, table, after.board, after.player)
+                margin += gain if after.player == me else -gain
+            margins[action] = margin
+        best = max(margins, key=margins.__getitem__)
+        return best, int(np.sign(margins[best])) * (WIN - 1)
+
+    def _iteration(self, root: kn.Root, env: Any, depth: int, counters: np.ndarray, deadline: float | None,
+                   table: np.ndarray) -> int:  # fmt: skip
         """One iteration of iterative deepening. Under a ``deadline`` it runs in slices of about
         :data:`SLICE_SECONDS`, each given the nodes the rate measured on the slices before allows, the clock read
         between them, so that a slow or loaded machine (or a compile) costs at most one slice over the budget; it
         stops paused when the deadline passes."""
         if deadline is None:
             counters[NODE_LIMIT] = NO_NODE_LIMIT
-            return self._negamax(root, env, depth, counters)
+            return self._negamax(root, env, depth, counters, table)
         while True:
             start = time.perf_counter()
             before = int(counters[NODES])
             nodes = int(self._node_rate * min(deadline - start, SLICE_SECONDS))
             counters[NODE_LIMIT] = before + max(MIN_SLICE_NODES, nodes)
-            value = self._negamax(root, env, depth, counters)
+            value = self._negamax(root, env, depth, counters, table)
             end = time.perf_counter()
             if counters[NODES] - before >= MIN_SLICE_NODES:
                 self._node_rate = (counters[NODES] - before) / (end - start)
             if not counters[PAUSED] or end >= deadline:
                 return value
 
-    def _negamax(self, root: kn.Root, env: Any, depth: int, counters: np.ndarray) -> int:
+    def _negamax(self, root: kn.Root, env: Any, depth: int, counters: np.ndarray, table: np.ndarray) -> int:
         return negamax(
             root.board, root.stores, root.player, root.ply, root.kernels.horizon(root), depth, self._keys, self._tt,
-            self._killers, self._history, self._work, counters, env, self._evaluation,
+            self._killers, self._history, self._work, counters, env, self._evaluation, table,
         )  # fmt: skip

@@ -190,7 +190,7 @@ def test_a_paused_search_goes_on_exactly_where_it_stopped():
         calls = 0
         while True:
             counters[NODE_LIMIT] = np.iinfo(np.int64).max if step is None else counters[NODES] + step
-            value = agent._negamax(root, env, 7, counters)
+            value = agent._negamax(root, env, 7, counters, agent._endgame_table(root))
             calls += 1
             if not counters[PAUSED]:
                 break

@@ -31,6 +31,7 @@ from awale_env.kernels.search import (
     NO_LIMIT,
     NUM_FEATURES,
     ONGOING,
+    UNSOLVED,
     Root,
     SearchKernels,
     moves_of_bits,
@@ -43,6 +44,7 @@ __all__ = [
     "NUM_FEATURES",
     "NO_LIMIT",
     "ONGOING",
+    "UNSOLVED",
     "Root",
     "SearchKernels",
     "features",
@@ -56,6 +58,7 @@ __all__ = [
     "observe",
     "playout",
     "decided",
+    "solved",
     "record",
     "repeated",
     "root_of",
@@ -180,6 +183,14 @@ def decided(env, board, stores):
     """0 or 1 for the winner of a live position that no play can change any more (a Kalah store holding more than
     half the seeds: stores never shrink), -1 while the outcome is open (always, for a game without the kernel). The
     searches score such a position as a win at once."""
+
+
+@_per_game
+def solved(env, table, board, player):
+    """What ``player``, to move in a live position, gains over the other from the seeds left on ``board`` under
+    perfect play of both, as the game's endgame ``table`` (``SearchKernels.endgame``) holds it, or ``UNSOLVED`` for a
+    position the table does not hold (always, for a game without a table). A position's final store difference for
+    ``player`` is then its store difference plus this."""
 
 
 @_per_game

@@ -27,6 +27,8 @@ import numpy as np
 from numba import njit
 
 NO_LIMIT = 0
+#: What ``solved`` gives for a position its endgame table does not hold.
+UNSOLVED = -(1 << 15)
 ONGOING = 0  # every core's status code of a live game
 DRAW = -1  # what ``winner`` returns when nobody wins
 #: Work space every search allocates once (:func:`new_scratch`); a game whose kernels simulate moves in it (Hawalis)
@@ -90,6 +92,17 @@ def never_decided(env, board, stores):
     return -1
 
 
+def no_endgame(root: Root, plies: int) -> np.ndarray:
+    """``endgame`` of a game without an endgame table: an empty one."""
+    return np.zeros(0, dtype=np.int8)
+
+
+@njit(cache=True, error_model="numpy")
+def never_solved(env, table, board, player):
+    """``solved`` of a game without an endgame table."""
+    return UNSOLVED
+
+
 @njit(cache=True, error_model="numpy")
 def never_repeated(env, board, to_move, height):
     """``repeated`` of a game without a repetition rule."""
@@ -138,17 +151,19 @@ class SearchKernels:
     take it, ``new_key_set(capacity)`` the repetition set a simulation keeps (a placeholder for a game without
     one), ``random_playouts(state, count, rng)`` the total plies of ``count`` compiled random games from a State
     (benchmarks), ``horizon(root)`` the ply limit alpha-beta's table keys positions by (the plies left): the root's
-    ``max_plies`` unless the rules end every game sooner (a move limit of the rules).
+    ``max_plies`` unless the rules end every game sooner (a move limit of the rules), ``endgame(root, plies)`` the
+    game's endgame table (an array ``solved`` reads) where it is exact for every position within ``plies`` plies of
+    the root, else an empty array (always, for a game without one: :func:`no_endgame`).
 
     The other fields are jitted implementations with the signatures of the kernels of :mod:`awale_env.kernels.dispatch`
     (``legal``, ``moves``, ``move``, ``next_player``, ``status``, ``status_legal``, ``winner``, ``decided``,
-    ``playout``, ``repeated``, ``track_line``, ``record``, ``observe``, ``rooted``, ``features``), which document
-    them; a game without ``features`` gives the store difference only (:func:`store_features`), a game without
-    ``decided`` names no winner before the end, a game without ``next_player`` makes the players alternate
-    (:func:`other_player`), a game without ``moves`` lists the actions of its legal bits, a game without
-    ``status_legal`` (the vector env's end check and legal bits in one call) calls ``status`` then ``legal``. By
-    default a game offers at most ``num_actions`` moves at once, a store holds at most ``max_count`` seeds and the
-    env holds the rule flags alone (:func:`flags_env`).
+    ``solved``, ``playout``, ``repeated``, ``track_line``, ``record``, ``observe``, ``rooted``, ``features``), which
+    document them; a game without ``features`` gives the store difference only (:func:`store_features`), a game without
+    ``decided`` names no winner before the end, a game without ``solved`` solves nothing, a game without ``next_player``
+    makes the players alternate (:func:`other_player`), a game without ``moves`` lists the actions of its legal bits, a
+    game without ``status_legal`` (the vector env's end check and legal bits in one call) calls ``status`` then
+    ``legal``. By default a game offers at most ``num_actions`` moves at once, a store holds at most ``max_count`` seeds
+    and the env holds the rule flags alone (:func:`flags_env`).
 
     A game's ``search`` module builds them with :meth:`of_module`, which takes its functions named as the fields.
     """
@@ -175,6 +190,8 @@ class SearchKernels:
     horizon: Callable[[Root], int] = own_ply_limit
     winner: Callable = higher_store
     decided: Callable = never_decided
+    endgame: Callable[[Root, int], np.ndarray] = no_endgame
+    solved: Callable = never_solved
     repeated: Callable = never_repeated
     track_line: Callable = no_line
     record: Callable = no_record

@@ -1,7 +1,8 @@
 """Kalah as the compiled searches see it (:class:`awale_env.kernels.search.SearchKernels`): each kernel calls the
 game's own core (:mod:`awale_env.games.kalah.kernels`). ``next_player`` gives the mover another turn when its last
 seed lands in its store; the searches and the vector env's stepper follow it. ``decided`` names the winner as soon as
-a store holds more than half the seeds. No repetition rule: the shared defaults serve the rest.
+a store holds more than half the seeds. ``endgame`` and ``solved``: the exact result of a position with few seeds
+left in the pits (:mod:`awale_env.games.kalah.endgame`). No repetition rule: the shared defaults serve the rest.
 
 ``features`` (alpha-beta's weighted evaluation) reads Kalah's own facts into the shared slots: the seeds on each
 side (they go to their row's owner at the end), as *vulnerable* the most seeds the other player could capture with
@@ -17,6 +18,7 @@ import numpy as np
 from numba import njit
 
 from awale_env.games.kalah import kernels as core
+from awale_env.games.kalah.endgame import lookup, usable
 from awale_env.kernels.search import STARVING_SEEDS, Root, SearchKernels, bit_count, higher_store
 
 #: The env of the searches: its class names the game in compiled code; the rule flags (``Rules.code``).
@@ -25,6 +27,10 @@ KalahEnv = namedtuple("KalahEnv", ("flags",))
 
 def root(state: Any) -> Root:
     return Root.of(SEARCH, state, state.pits, state.rules.code)
+
+
+def endgame(root: Root, plies: int) -> np.ndarray:
+    return usable(root.flags, root.ply, root.max_plies, plies)
 
 
 def random_playouts(state: Any, count: int, rng: np.ndarray) -> int:
@@ -56,6 +62,11 @@ def status(env, board, stores, to_move, ply, max_plies, gained, repeated):
 @njit(cache=True, error_model="numpy")
 def decided(env, board, stores):
     return core.decided(board, stores)
+
+
+@njit(cache=True, error_model="numpy")
+def solved(env, table, board, player):
+    return lookup(table, board, player)
 
 
 @njit(cache=True, error_model="numpy")

@@ -1,5 +1,6 @@
-"""The compiled searches on Kalah, whose moves can give another turn: alpha-beta's exhaustive search of small
-endgames agrees with a brute-force minimax (tests/reference_minimax.py), and MCTS finds their winning moves."""
+"""The compiled searches on Kalah, whose moves can give another turn: alpha-beta's exhaustive search of small endgames
+agrees with a brute-force minimax (tests/reference_minimax.py), and MCTS finds their winning moves. Alpha-beta's endgame
+table has its own tests (test_kalah_endgame.py); here it is off where the search itself is checked."""
 
 from __future__ import annotations
 
@@ -42,11 +43,15 @@ def extra_turns(state: State, depth: int) -> int:
 def test_alphabeta_solves_endgames_as_brute_force_minimax_does():
     positions = endgames(40, 7, seed=1)
     assert sum(extra_turns(state, 4) > 0 for state in positions) >= 20  # the trees hold extra turns to get right
-    agent = AlphaBetaAgent(depth=DEPTH, table_bits=14, seed=0)
+    agent = AlphaBetaAgent(depth=DEPTH, table_bits=14, seed=0, endgame=False)  # the search alone
     for state in positions:
         agent.reset()
         move = agent.search(state)
-        assert agent.last_search["value"] == minimax(state, DEPTH) == child_value(state, move, DEPTH), state
+        assert (
+            agent.last_search["value"]
+            == minimax(state, DEPTH, endgame=False)
+            == child_value(state, move, DEPTH, endgame=False)
+        ), state
 
 
 def test_alphabeta_at_a_few_plies_equals_minimax_at_as_many():
@@ -73,22 +78,22 @@ def test_a_store_past_half_the_seeds_decides_the_search_without_changing_any_out
     stores = [(25, 0), (24, 24), (3, 25), (23, 0)]
     assert [core.decided(full, np.array(s, dtype=np.int16)) for s in stores] == [0, -1, 1, 0]
     assert [core.decided(few, np.array(s, dtype=np.int16)) for s in ((10, 8), (12, 5), (5, 12))] == [-1, 0, 1]
-    agent = AlphaBetaAgent(depth=DEPTH, table_bits=14, seed=0)
+    agent = AlphaBetaAgent(depth=DEPTH, table_bits=14, seed=0, endgame=False)  # the search alone
     shortened = 0
     for state in endgames(24, 8, seed=3, close=True):
         assert decided(state) == -1
         agent.reset()
         move = agent.search(state)
-        value, to_the_end = agent.last_search["value"], minimax(state, DEPTH, 0, False)
-        assert value == minimax(state, DEPTH) == child_value(state, move, DEPTH), state
-        assert np.sign(value) == np.sign(to_the_end) == np.sign(child_value(state, move, DEPTH, 0, False)), state
+        value, to_the_end = agent.last_search["value"], minimax(state, DEPTH, 0, False, False)
+        assert value == minimax(state, DEPTH, endgame=False) == child_value(state, move, DEPTH, endgame=False), state
+        assert np.sign(value) == np.sign(to_the_end) == np.sign(child_value(state, move, DEPTH, 0, False, False)), state
         shortened += value != to_the_end
     assert shortened >= 6, shortened  # many of these outcomes are proven before the end
     for state in endgames(20, 6, seed=4):
         if decided(state) >= 0:
             agent.reset()
             agent.search(state)
-            assert agent.last_search["value"] == minimax(state, DEPTH, 0, False), state
+            assert agent.last_search["value"] == minimax(state, DEPTH, 0, False, False), state
 
 
 def test_mcts_plays_the_winning_move_of_endgames():
