@@ -132,10 +132,11 @@ def _from_table(value, height):
     return value
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _exact(env, table, seeds, stores, player, code, decide):
     """The status alpha-beta gives a position of status ``code``: :data:`DECIDED` for a live one whose winner is
-    decided, :data:`SOLVED` for one the endgame ``table`` holds, if ``decide``; else ``code``."""
+    decided, :data:`SOLVED` for one the endgame ``table`` holds, if ``decide``; else ``code``. Inlined: a call per
+    child with its arrays cost the other games a tenth of their node rate in reference counting."""
     if decide and code == kn.ONGOING:
         if kn.decided(env, seeds, stores) >= 0:
             return DECIDED

@@ -58,7 +58,7 @@ AGENTS: dict[str, AgentEntry] = {
             **TIME,
             "table_bits": (int, "log2 of transposition-table entries (default 20)"),
             "eval": (str, "leaf evaluation: tuned (default, fit on self-play), score, reference (sparring partner)"),
-            "endgame": (bool, "score the positions of the game's endgame table exactly (default true; Kalah has one)"),
+            "endgame": (bool, "score the positions of the game's endgame table exactly, if it has one (default true)"),
             **SEED,
         },
         "alphabeta:depth=2",
