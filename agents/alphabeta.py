@@ -132,30 +132,24 @@ def _from_table(value, height):
     return value
 
 
-@njit(cache=True, inline="always")
-def _exact(env, table, seeds, stores, player, code, decide):
-    """The status alpha-beta gives a position of status ``code``: :data:`DECIDED` for a live one whose winner is
-    decided, :data:`SOLVED` for one the endgame ``table`` holds, if ``decide``; else ``code``. Inlined: a call per
-    child with its arrays cost the other games a tenth of their node rate in reference counting."""
-    if decide and code == kn.ONGOING:
-        if kn.decided(env, seeds, stores) >= 0:
-            return DECIDED
-        if table.size > 0 and kn.solved(env, table, seeds, player) != kn.UNSOLVED:
-            return SOLVED
-    return code
-
-
 @njit(cache=True)
 def _play_child(seeds, stores, player, ply, max_plies, action, cs, cst, height, env, decide, table):
     """Write the position after ``action`` into (cs, cst); return ``gained | next player << 8 | status << 9`` (the
-    status :func:`_exact` gives it)."""
+    status :data:`DECIDED` for a live position whose winner is decided, :data:`SOLVED` for one the endgame ``table``
+    holds, if ``decide``)."""
     cs[:] = seeds
     cst[:] = stores
     after = kn.next_player(env, seeds, player, action)
     gained = kn.move(env, cs, cst, player, action)
     repeated = gained == 0 and kn.repeated(env, cs, after, height)
-    code = _exact(env, table, cs, cst, after, kn.status(env, cs, cst, after, ply + 1, max_plies, gained, repeated),
-                  decide)  # fmt: skip
+    code = kn.status(env, cs, cst, after, ply + 1, max_plies, gained, repeated)
+    # Written out here and in _leaf_parent: a function for it, called per child with its arrays, cost awale16 and Oware
+    # a tenth of their node rate in reference counting, and numba's inlining of it failed to compile some games.
+    if decide and code == kn.ONGOING:
+        if kn.decided(env, cs, cst) >= 0:
+            code = DECIDED
+        elif table.size > 0 and kn.solved(env, table, cs, after) != kn.UNSOLVED:
+            code = SOLVED
     return max(gained, 0) | after << 8 | code << 9
 
 
@@ -174,7 +168,11 @@ def _leaf_parent(seeds, stores, player, ply, max_plies, beta, height, child_seed
         gained = kn.move(env, child_seeds, child_stores, player, actions[i])
         repeated = gained == 0 and kn.repeated(env, child_seeds, after, height)
         code = kn.status(env, child_seeds, child_stores, after, ply + 1, max_plies, gained, repeated)
-        code = _exact(env, table, child_seeds, child_stores, after, code, decide)
+        if decide and code == kn.ONGOING:
+            if kn.decided(env, child_seeds, child_stores) >= 0:
+                code = DECIDED
+            elif table.size > 0 and kn.solved(env, table, child_seeds, after) != kn.UNSOLVED:
+                code = SOLVED
         if code != kn.ONGOING:
             v = terminal_value(env, table, child_seeds, child_stores, code, after, height + 1)
         else:
@@ -567,9 +565,9 @@ class AlphaBetaAgent:
         max_depth = min(limited(limit, "depth", self.depth or MAX_DEPTH), MAX_DEPTH)
         best_move, best_value, done_depth, total_nodes = -1, 0, 0, 0
         solved = self._solved_root(state, root, env, table)
-        if solved is not None:
+        if solved is not None:  # each move's exact value read one ply down: a search of depth 1, exact
             best_move, best_value = solved
-            max_depth = 0
+            max_depth, done_depth = 0, 1
         for depth in range(1, max_depth + 1):
             if deadline is not None and time.perf_counter() >= deadline:
                 break

@@ -169,7 +169,7 @@ def test_at_a_root_the_table_holds_alphabeta_plays_the_widest_margin(capture):
         assert margin == held(state) + state.stores[me] - state.stores[1 - me], state
         if best is not None:
             assert margin == best, state
-        assert agent.last_search["depth"] == 0 and np.sign(agent.last_search["value"]) == np.sign(margin)
+        assert agent.last_search["depth"] == 1 and np.sign(agent.last_search["value"]) == np.sign(margin)
 
 
 def test_the_endgame_option_is_checked():
