@@ -14,6 +14,7 @@ main suite), ``ray_tests`` and ``ray_seconds``, and ``total_seconds`` (the whole
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import signal
@@ -45,9 +46,15 @@ def run_ci() -> tuple[int, str, float]:
         clone = Path(scratch) / "clone"
         subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
         started = time.monotonic()
-        done = subprocess.run(["bash", ".ci/run"], cwd=clone, env={**os.environ, "CI": "true"}, text=True,
+        ci = subprocess.Popen(["bash", ".ci/run"], cwd=clone, env={**os.environ, "CI": "true"}, text=True,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
-        return done.returncode, done.stdout, time.monotonic() - started
+        try:
+            output = ci.communicate()[0]
+        finally:  # on every way out (SIGTERM included) .ci/run's group goes, pip or pytest with it, before the clone
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(ci.pid, signal.SIGKILL)
+            ci.wait()
+        return ci.returncode, output, time.monotonic() - started
 
 
 def main(argv: list[str] | None = None) -> int:
