@@ -50,7 +50,8 @@ def test_each_test_has_its_phases_and_a_programs_cpu_counts_for_it(tmp_path):
     profile = tmp_path / "profile.jsonl"
     (tmp_path / "conftest.py").write_text(CONFTEST.format(profile=str(profile)))
     (tmp_path / "test_timed.py").write_text(TESTS)
-    env = {**os.environ, "PYTHONPATH": str(HERE), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    outer = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_XDIST")}  # run alone
+    env = {**outer, "PYTHONPATH": str(HERE), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)]
     done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
