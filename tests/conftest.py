@@ -129,6 +129,7 @@ def pytest_configure(config: pytest.Config) -> None:
             warm(sys.__stderr__, processes=workers if isinstance(workers, int) else os.cpu_count() or 1)
 
 
+@pytest.hookimpl(optionalhook=True)  # xdist's hook: Ray's test environment has no xdist
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """``-n`` (xdist's ``--dist load``): the tests one at a time, those of a file sharing a module fixture on one
     worker together (tests/xdist_scheduling.py); another ``--dist`` stays xdist's."""
