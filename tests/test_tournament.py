@@ -28,23 +28,25 @@ from competition.store import StoreBusy, StoreError, open_store
 AWALE = str(Path(sys.executable).with_name("awale"))
 GAME = "awale16_2025"
 #: Generous times: programs start together on a loaded machine. The bot keeps to its 2 s budget (made for the course
-#: referee's 3 s; its fallback answers while its agent loads), but the stand-in students load the compiled rules
-#: first: so 10 s per move here, which the sleeper (60 s) overshoots all the same. The bots are prepared first
-#: (``prepare``): no game waits for a compile.
-TIMES = ["--time", "10", "--startup", "60"]
+#: referee's 3 s; its fallback answers while its agent loads) and the stand-in students answer in milliseconds of CPU
+#: (plain rules): 6 s per move here, three times the bot's budget, which the sleeper (60 s) overshoots all the same
+#: (each of its 6 games waits that long). The bots are prepared first (``prepare``): no game waits for a compile.
+MOVE_SECONDS = 6
+TIMES = ["--time", str(MOVE_SECONDS), "--startup", "60"]
 TIMEOUT = 900
 
-#: A stand-in student program: plays the first legal move (tracking the game with the toolkit's engine), and breaks
-#: as its first argument says: ``illegal`` plays a move of the opponent's side at its first move from ply 10 on,
-#: ``sleep`` sleeps 60 s at its third move, ``hog`` asks for 8 GiB at its second, ``first`` never breaks. Its seat
-#: is its last argument.
+#: A stand-in student program: plays the first legal move (tracking the game with the game's rules in plain Python,
+#: as ``awale bot``'s fallback does: it starts in a tenth of a second and about 0.1 CPU-s, where the compiled rules
+#: took 1.8), and breaks as its first argument says: ``illegal`` plays a move of the opponent's side at its first
+#: move from ply 10 on, ``sleep`` sleeps 60 s at its third move, ``hog`` asks for 8 GiB at its second, ``first``
+#: never breaks. Its seat is its last argument.
 STUDENT = textwrap.dedent(
     """\
     import sys, time
-    from awale_env.games import get_game
+    from awale_apps.bot_fallback import plain_rules
     mode, seat = sys.argv[1], sys.argv[-1]
-    game = get_game(sys.argv[2])
-    state = game.initial(max_plies=None)
+    game = plain_rules(sys.argv[2])(max_plies=None)
+    state = game.initial()
     mine = 0
     print("student", mode, seat, file=sys.stderr, flush=True)
     for line in sys.stdin:
@@ -188,7 +190,7 @@ def test_a_class_tournament_gives_the_expected_standings_and_faults(class_tourna
                     state.to_action(rules.parse_move(game.fault.answer.strip("'")))
             else:
                 assert (game.fault.player, game.fault.kind) == ("sleeper", "timeout")
-                assert game.fault.ply in (5, 6) and "no answer within 10 s" in game.fault.detail
+                assert game.fault.ply in (5, 6) and f"no answer within {MOVE_SECONDS} s" in game.fault.detail
 
 
 def test_standings_print_as_a_table_csv_and_json_and_sql_gives_them_from_the_file_alone(class_tournament):
