@@ -75,7 +75,6 @@ SLOW: tuple[str, ...] = (
     "tests/test_agents_games.py::test_alphabeta_value_equals_plain_minimax",
     "tests/test_agents_games.py::test_every_agent_plays_legal_complete_games",
     "tests/test_agents_games.py::test_pure_python_fallback_gives_identical_searches",
-    "tests/test_alphabeta.py::test_a_timed_agent_in_a_fresh_process_searches_deep_within_its_budget_from_the_first_move",
     "tests/test_alphazero.py::test_a_timed_agent_spends_its_first_move_searching",
     "tests/test_alphazero_games.py::test_batched_search_matches_one_game_searches",
     "tests/test_alphazero_games.py::test_search_gives_the_same_counts_without_numba",
