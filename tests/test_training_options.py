@@ -227,22 +227,48 @@ sys.meta_path.insert(0, Finder())
 """
 
 
-@pytest.mark.parametrize(
-    ("options", "message"),
-    [
-        (["--game", "nope"], "error: --game must be one of awale16, "),
-        (["--seed", "-1"], "error: --seed must not be negative, got -1"),
-        (["--train-batch-size", "0"], "error: --train-batch-size must be a positive integer, got 0"),
-        (["--iterations", "7"], "error: --iterations must be a positive multiple of --eval-every (5), got 7"),
-        (["--seed", "x"], "error: Error parsing --seed: invalid literal"),
-    ],
-)
-def test_the_tune_sweep_refuses_a_bad_option_in_one_line_before_ray_starts(tmp_path, options, message):
+#: Bad options of the sweep and the line that refuses each.
+SWEEP_REFUSALS = [
+    (["--game", "nope"], "error: --game must be one of awale16, "),
+    (["--seed", "-1"], "error: --seed must not be negative, got -1"),
+    (["--train-batch-size", "0"], "error: --train-batch-size must be a positive integer, got 0"),
+    (["--iterations", "7"], "error: --iterations must be a positive multiple of --eval-every (5), got 7"),
+    (["--seed", "x"], "error: Error parsing --seed: invalid literal"),
+]
+#: The sweep's ``main`` on each command line of argv[1] (JSON), each in a folder of its own under argv[2], its exit
+#: code and standard error printed as JSON; then the last command line again as the process's own, uncaught.
+SWEEP_EACH = """
+import contextlib, io, json, os, sys
+from training.rllib.tune_sweep import main
+refusals = []
+for n, options in enumerate(json.loads(sys.argv[1])):
+    os.chdir(os.path.join(sys.argv[2], str(n)))
+    printed = io.StringIO()
+    with contextlib.redirect_stderr(printed):
+        try:
+            main(options)
+        except SystemExit as exit:
+            refusals.append([exit.code, printed.getvalue()])
+        else:
+            refusals.append([0, printed.getvalue()])
+print(json.dumps(refusals), flush=True)
+main(options)
+"""
+
+
+def test_the_tune_sweep_refuses_a_bad_option_in_one_line_before_ray_starts(tmp_path):
     """The sweep checks its options as the RLlib trainer does (and tyro's refusals are one line too), before it
-    connects to Ray: Ray's modules are stand-ins here when it is not installed."""
-    sweep = "import sys\nfrom training.rllib.tune_sweep import main\nmain(sys.argv[1:])\n"
-    script = ("" if HAS_RAY else STAND_IN_RAY) + sweep
-    done = subprocess.run([sys.executable, "-c", script, *options], capture_output=True, text=True, timeout=300,
-                          cwd=tmp_path)  # fmt: skip
-    assert done.returncode == 2 and done.stderr.startswith(message) and len(done.stderr.splitlines()) == 1, done.stderr
-    assert not list(tmp_path.iterdir())  # no storage made
+    connects to Ray: Ray's modules are stand-ins here when it is not installed. One process tries every bad command
+    line (importing the sweep is most of a process's seconds), the last one as its own command line."""
+    for n in range(len(SWEEP_REFUSALS)):
+        (tmp_path / str(n)).mkdir()
+    script = ("" if HAS_RAY else STAND_IN_RAY) + SWEEP_EACH
+    argv = json.dumps([options for options, _ in SWEEP_REFUSALS])
+    done = subprocess.run([sys.executable, "-c", script, argv, str(tmp_path)], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 2 and done.stdout.strip(), done.stderr
+    refusals = json.loads(done.stdout)
+    for (options, message), (code, printed), n in zip(SWEEP_REFUSALS, refusals, range(len(refusals)), strict=True):
+        assert code == 2 and printed.startswith(message) and len(printed.splitlines()) == 1, (options, printed)
+        assert not list((tmp_path / str(n)).iterdir()), options  # no storage made
+    assert done.stderr == refusals[-1][1]  # the last one again, as the program's own one line
