@@ -7,6 +7,8 @@ order that alternates between rounds; a run reports the median of its timed batc
 the rounds, and each checkout's ratio to the first. The measurement uses only ``AwaleVectorEnv``'s public API, which
 every version since the vector env's first has, so an old commit's worktree can be measured as it is.
 
+The other A/B scripts (``ab_agents.py``) run their measurements through :func:`run_json` and :func:`alternated`.
+
 Usage: python benchmarks/ab_vector_env.py BEFORE_DIR AFTER_DIR [...] [--rounds 3] [--game NAME] [--out [PATH]]
 """
 
@@ -21,8 +23,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from provenance import add_out_option, write_result
 
@@ -64,11 +67,10 @@ def tail(file: IO[bytes]) -> str:
     return file.read().decode(errors="replace").strip()
 
 
-def measure(checkout: Path, game: str, num_envs: int, batches: int, steps: int) -> dict[str, float]:
-    """One run of :data:`MEASURE` in a fresh process importing from ``checkout``, in its own process group, which is
-    ended however this run ends."""
+def run_json(checkout: Path, command: list[str]) -> dict[str, Any]:
+    """The JSON object on the last line ``command`` prints, run in a fresh process importing from ``checkout``
+    (``PYTHONPATH``, also its working folder), in its own process group, which is ended however this run ends."""
     env = {**os.environ, "PYTHONPATH": str(checkout)}
-    command = [sys.executable, "-c", MEASURE, game, str(num_envs), str(batches), str(steps)]
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         process = subprocess.Popen(command, env=env, cwd=checkout, stdout=out, stderr=err, start_new_session=True)
         try:
@@ -82,6 +84,23 @@ def measure(checkout: Path, game: str, num_envs: int, batches: int, steps: int) 
         return json.loads(tail(out).splitlines()[-1])
 
 
+def alternated(checkouts: list[Path], rounds: int, measure: Callable[[Path], dict[str, float]]) -> dict[str, Any]:
+    """Run ``measure`` on every checkout once per round, the order reversed every other round; return the runs by
+    checkout, their medians and ratios to the first checkout (figure by figure), and the 1-min load before each run."""
+    names = [str(path.resolve()) for path in checkouts]
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in names}
+    loads = []
+    for round_ in range(rounds):
+        for name in names if round_ % 2 == 0 else names[::-1]:
+            loads.append(round(os.getloadavg()[0], 2))
+            runs[name].append(measure(Path(name)))
+            print(f"round {round_ + 1} {name}: {runs[name][-1]} (load {loads[-1]})", flush=True)
+    figures = list(runs[names[0]][0])
+    medians = {name: {key: statistics.median(run[key] for run in runs[name]) for key in figures} for name in names}
+    ratios = {name: {key: medians[name][key] / medians[names[0]][key] for key in figures} for name in names}
+    return {"medians": medians, "ratios": ratios, "runs": runs, "loads_1min": loads}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("checkouts", nargs="+", type=Path, help="project checkouts (worktrees), the first the baseline")
@@ -92,23 +111,12 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=100, help="step() calls per batch")
     add_out_option(parser, "vector_env_ab")
     args = parser.parse_args()
-    names = [str(path.resolve()) for path in args.checkouts]
-    runs: dict[str, list[dict[str, float]]] = {name: [] for name in names}
-    loads = []
-    for round_ in range(args.rounds):
-        order = names if round_ % 2 == 0 else names[::-1]
-        for name in order:
-            loads.append(round(os.getloadavg()[0], 2))
-            runs[name].append(measure(Path(name), args.game, args.vector_envs, args.batches, args.steps))
-            print(f"round {round_ + 1} {name}: {runs[name][-1]} (load {loads[-1]})", flush=True)
-    medians = {name: {mode: statistics.median(run[mode] for run in runs[name]) for mode in ("self", "random")}
-               for name in names}  # fmt: skip
-    base = medians[names[0]]
-    ratios = {name: {mode: medians[name][mode] / base[mode] for mode in base} for name in names}
-    for name in names:
-        print(f"{name}: self-play {medians[name]['self']:,.0f} ({ratios[name]['self']:.2f}), "
-              f"vs random {medians[name]['random']:,.0f} ({ratios[name]['random']:.2f}) steps/CPU-s")  # fmt: skip
-    result = {"medians": medians, "ratios": ratios, "runs": runs, "loads_1min": loads}
+    command = [sys.executable, "-c", MEASURE, args.game, str(args.vector_envs), str(args.batches), str(args.steps)]
+    result = alternated(args.checkouts, args.rounds, lambda checkout: run_json(checkout, command))
+    for name, medians in result["medians"].items():
+        ratios = result["ratios"][name]
+        print(f"{name}: self-play {medians['self']:,.0f} ({ratios['self']:.2f}), "
+              f"vs random {medians['random']:,.0f} ({ratios['random']:.2f}) steps/CPU-s")  # fmt: skip
     write_result(args.out, result, options={k: str(v) for k, v in vars(args).items() if k != "out"})
 
 

@@ -6,11 +6,12 @@ Each search has 1 s; each figure is the median of ``--repeats`` runs after a war
 Every run starts with an empty table / tree; the time of a depth-10 search is also reported (target: under 1 s).
 Usage: python benchmarks/bench_agents.py [--game NAME] [--repeats N] [--json]
 
-``--depth D --positions N`` measures instead alpha-beta's nodes per CPU second under each evaluation over ``N``
-positions of seeded random games, each searched to depth ``D`` from an empty table (``search``, no random
-tie-breaks): two versions of the code search the same trees where their rules of search agree (the node counts say
-so), so their times per node compare, where a timed search from one position compares trees of different depths.
-Run with another version's tree first on PYTHONPATH; the result names the commit of the code it searched with.
+``--depth D --positions N`` measures instead alpha-beta's nodes per CPU second under each evaluation (or those
+``--evals`` names) over ``N`` positions of seeded random games, each searched to depth ``D`` from an empty table
+(``search``, no random tie-breaks): two versions of the code search the same trees where their rules of search agree
+(the node counts say so), so their times per node compare, where a timed search from one position compares trees of
+different depths. Run with another version's tree first on PYTHONPATH; the result names the commit of the code it
+searched with (``ab_agents.py`` alternates checkouts so).
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ def fixed_depth_main(args: argparse.Namespace) -> dict[str, Any]:
     """The ``--depth`` measurement: per evaluation the total nodes, CPU seconds and nodes per CPU second."""
     positions = random_positions(args.game, args.positions, args.seed)
     result: dict[str, Any] = {}
-    for evaluation in EVALUATIONS:
+    for evaluation in args.evals:
         nodes, cpu = fixed_depth(positions, args.depth, evaluation)
         result |= {f"nodes_{evaluation}": nodes, f"cpu_seconds_{evaluation}": round(cpu, 3),
                    f"nodes_per_cpu_s_{evaluation}": round(nodes / cpu)}  # fmt: skip
@@ -119,6 +120,8 @@ def main() -> None:
     parser.add_argument("--depth", type=int, help="search --positions positions to this depth instead (an A/B)")
     parser.add_argument("--positions", type=int, default=200, help="positions of the --depth measurement")
     parser.add_argument("--seed", type=int, default=0, help="the random games of the --depth measurement")
+    parser.add_argument("--evals", nargs="+", choices=EVALUATIONS, default=list(EVALUATIONS),
+                        help="the evaluations of the --depth measurement (default: all)")  # fmt: skip
     add_out_option(parser, "agents")
     args = parser.parse_args()
     if args.depth is not None:
