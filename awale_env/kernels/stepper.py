@@ -134,6 +134,20 @@ def start_vs_random(env, b, learner, seat_mode, rngs, i):
         play(env, b, i, random_bit(b.legal[i], rngs[i]))
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def game_rows(b):
+    """The arrays of :class:`Batch` ``b`` that hold one row per game, taken out once per step: the loops over the
+    games pass rows and numbers to their helpers, never the named tuple (see :func:`act`)."""
+    return b.board, b.stores, b.keys, b.player, b.ply, b.status, b.legal
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def settings(b):
+    """The numbers of :class:`Batch` ``b`` that say how to step: its ``max_plies``, ``reward_mode``, ``total_seeds``,
+    ``num_actions`` and ``illegal``."""
+    return b.max_plies, b.reward_mode, b.total_seeds, b.num_actions, b.illegal
+
+
 @njit(cache=True, error_model="numpy")
 def step_self_play(env, b, rngs, same_step, actions, rewards, outcome, mover, end_stores, obs, masks, final_obs,
                    final_masks):  # fmt: skip
@@ -144,12 +158,8 @@ def step_self_play(env, b, rngs, same_step, actions, rewards, outcome, mover, en
     restarts right after its last move and ``final_obs[i]`` holds the last observation. ``outcome[i]`` is the status
     the move produced (``BatchedGames.outcomes``) and ``end_stores[i]`` the stores when it ended the game.
     """
-    boards, store_rows, key_rows, players, plies, statuses, legals = (
-        b.board, b.stores, b.keys, b.player, b.ply, b.status, b.legal
-    )  # fmt: skip
-    max_plies, reward_mode, total_seeds, num_actions, illegal = (
-        b.max_plies, b.reward_mode, b.total_seeds, b.num_actions, b.illegal
-    )  # fmt: skip
+    boards, store_rows, key_rows, players, plies, statuses, legals = game_rows(b)
+    max_plies, reward_mode, total_seeds, num_actions, illegal = settings(b)
     for i in range(boards.shape[0]):
         board, stores = boards[i], store_rows[i]
         if statuses[i] != ONGOING:
@@ -181,12 +191,8 @@ def step_vs_random(env, b, same_step, learner, seat_mode, rngs, actions, rewards
     from the learner's side. ``learner[i]`` is the learner's seat in game ``i``, drawn again at every restart when
     ``seat_mode`` is ``RANDOM_SEAT``; ``rngs`` is uint64[n, 1], one xorshift state per game. Autoreset and outputs as
     in :func:`step_self_play`; a restarted game whose learner moves second has already seen the opponent's moves."""
-    boards, store_rows, key_rows, players, plies, statuses, legals = (
-        b.board, b.stores, b.keys, b.player, b.ply, b.status, b.legal
-    )  # fmt: skip
-    max_plies, reward_mode, total_seeds, num_actions, illegal = (
-        b.max_plies, b.reward_mode, b.total_seeds, b.num_actions, b.illegal
-    )  # fmt: skip
+    boards, store_rows, key_rows, players, plies, statuses, legals = game_rows(b)
+    max_plies, reward_mode, total_seeds, num_actions, illegal = settings(b)
     for i in range(boards.shape[0]):
         board, stores = boards[i], store_rows[i]
         if statuses[i] != ONGOING:

@@ -19,18 +19,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from awale_env.games.awale16 import plain
 from awale_env.kernels.rng import random_below
 
-NUM_HOLES = 16
+NUM_HOLES, NO_LIMIT = plain.NUM_HOLES, plain.NO_LIMIT
 NUM_ACTIONS = 32
 TOTAL_SEEDS = 64
-WIN_SCORE = 33
-DRAW_SCORE = 32
-MIN_BOARD_SEEDS = 8
-NO_LIMIT = 0
+WIN_SCORE, DRAW_SCORE, MIN_BOARD_SEEDS = plain.WIN_SCORE, plain.PAIR_SCORE, plain.MIN_BOARD_SEEDS
 
-# Game status codes, in the order rule 11 checks them.
-ONGOING, SCORE, DRAW, FEW_SEEDS, PLY_LIMIT = range(5)
+# Game status codes, in the order rule 11 checks them: the plain rules' (2021's draw is their PAIR).
+ONGOING, SCORE, DRAW, FEW_SEEDS, PLY_LIMIT = plain.ONGOING, plain.SCORE, plain.PAIR, plain.FEW_SEEDS, plain.PLY_LIMIT
 END_REASONS = (None, "score", "draw", "few_seeds", "ply_limit")
 
 SEED_DTYPE = np.int8
@@ -65,18 +63,9 @@ def legal_mask(seeds, player, out):
         out[a + 1] = seeds[a + 1] > 0
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def deal(seeds, origin, slot, count, step, targets, start, colours=2):
-    """Drop ``count`` seeds into colour ``slot`` of the holes ``origin + 1 + step * i``, ``i < targets`` (a colour's
-    pattern; ``colours`` slots per hole), the first into the ``start``-th of them, then on round them. With more
-    seeds than holes, whole laps are dealt at once."""
-    laps, rest = divmod(count, targets)
-    for k in range(targets if laps > 0 else rest):
-        i = start + k
-        if i >= targets:
-            i -= targets
-        hole = (origin + 1 + step * i) & (NUM_HOLES - 1)
-        seeds[colours * hole + slot] += laps + (1 if k < rest else 0)
+#: Drop seeds into one colour of the holes of a sowing pattern (``colours`` slots per hole): the plain rules' own
+#: function compiled, one piece of code for both (with more seeds than holes, whole laps are dealt at once).
+deal = njit(cache=True, error_model="numpy", inline="always")(plain.deal)
 
 
 @njit(cache=True, error_model="numpy")
@@ -148,22 +137,10 @@ def board_total(seeds, colours=2):
     return total
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def end_status(on_board, store0, store1, ply, max_plies, win=WIN_SCORE, pair=DRAW_SCORE, few=MIN_BOARD_SEEDS):
-    """The status code of a position after its captures and sweep (rule 11), checked in the rule's order.
-
-    ``win`` captured seeds win; both players holding ``pair`` or more ends the game (``DRAW``: with 64 seeds, both
-    hold 32); fewer than ``few`` seeds on the board end it.
-    """
-    if store0 >= win or store1 >= win:
-        return SCORE
-    if store0 >= pair and store1 >= pair:
-        return DRAW
-    if on_board < few:
-        return FEW_SEEDS
-    if max_plies != NO_LIMIT and ply >= max_plies:
-        return PLY_LIMIT
-    return ONGOING
+#: The status code of a position after its captures and sweep (rule 11), checked in the rule's order: ``win`` captured
+#: seeds win; both players holding ``pair`` or more ends the game (``DRAW``: with 64 seeds, both hold 32); fewer than
+#: ``few`` seeds on the board end it. The plain rules' own function compiled.
+end_status = njit(cache=True, error_model="numpy", inline="always")(plain.end_status)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -231,19 +208,35 @@ def observe(seeds, stores, ply, max_plies, player, out):
     out[NUM_ACTIONS + 2] = 0.0 if max_plies == NO_LIMIT else min(ply / max_plies, 1.0)
 
 
-@njit(cache=True, error_model="numpy")
-def random_legal_action(seeds, player, rng, scratch):
-    """A legal action of ``player`` drawn uniformly (it must have one); ``scratch``: int array, length >= 16.
+@njit(cache=True, error_model="numpy", inline="always")
+def own_moves(seeds, player, out, colours=2):
+    """Write the legal actions of ``player`` into ``out`` (room for all 16 own actions, 32 with a third colour) in
+    increasing order; return how many. A hole's actions are its red and its blue seeds', then with a third colour
+    (``colours`` slots per hole: the editions' transparent seeds, actions ``4 * h + k``) those seeds' sown as red and
+    as blue.
 
-    Branch-free: every own slot is written, the count only advances past the non-empty ones.
-    """
-    count = 0
-    for a in range(2 * player, NUM_ACTIONS, 4):
-        scratch[count] = a
-        count += seeds[a] > 0
-        scratch[count] = a + 1
-        count += seeds[a + 1] > 0
-    return scratch[random_below(rng, count)]
+    Branch-free: every own action is written, the count only advances past the legal ones."""
+    n = 0
+    for h in range(player, NUM_HOLES, 2):
+        base, a = colours * h, 2 * (colours - 1) * h
+        out[n] = a
+        n += seeds[base] > 0
+        out[n] = a + 1
+        n += seeds[base + 1] > 0
+        if colours == 3:
+            transparent = seeds[base + 2] > 0
+            out[n] = a + 2
+            n += transparent
+            out[n] = a + 3
+            n += transparent
+    return n
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def random_legal_action(seeds, player, rng, scratch, colours=2):
+    """A legal action of ``player`` drawn uniformly (it must have one); ``scratch``: int array, room for
+    :func:`own_moves`."""
+    return scratch[random_below(rng, own_moves(seeds, player, scratch, colours))]
 
 
 @njit(cache=True, error_model="numpy")
@@ -267,12 +260,7 @@ def random_playout(seeds, stores, player, ply, max_plies, rng):
 @njit(cache=True, error_model="numpy")
 def random_playouts(seeds, stores, player, ply, max_plies, count, rng):
     """Play ``count`` random games from one position; return the total plies played (for benchmarks and rollouts)."""
-    work_seeds = seeds.copy()
-    work_stores = stores.copy()
     plies = 0
     for _ in range(count):
-        work_seeds[:] = seeds
-        work_stores[:] = stores
-        _, end_ply = random_playout(work_seeds, work_stores, player, ply, max_plies, rng)
-        plies += end_ply - ply
+        plies += random_playout(seeds.copy(), stores.copy(), player, ply, max_plies, rng)[1] - ply
     return plies

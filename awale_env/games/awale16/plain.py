@@ -1,8 +1,9 @@
 """The two-colour Awale of 2021 (docs/rules.md) in plain Python: the rules of ``awale bot``'s fallback player, which
 must answer before numpy, numba or torch have loaded. The bot loads this file by its path, without the package
 (:func:`awale_apps.bot_fallback.plain_rules`), so it imports the standard library alone, and its siblings only
-relatively. It follows the compiled kernels (:mod:`.kernels`) step by step; tests/test_plain_rules.py replays random
-games of every edition that has such a file against them.
+relatively. It follows the compiled kernels (:mod:`.kernels`) step by step, and they compile its ``deal`` and
+``end_status`` as they are (so those two stay within what numba compiles, and work on lists and arrays alike);
+tests/test_plain_rules.py replays random games of every edition that has such a file against them.
 
 A position is a list of seeds indexed like actions (``board[colours * hole + colour]``), the stores, the player to
 move, the ply and a status code (the kernels' codes: 0 ongoing, then the edition's end reasons in order).
@@ -16,12 +17,14 @@ NUM_HOLES = 16
 #: The kernels' ``max_plies`` for no limit.
 NO_LIMIT = 0
 ONGOING, SCORE, PAIR, FEW_SEEDS, PLY_LIMIT = range(5)
+#: The 2021 game's end scores: a store of 33 wins, 32 each ends it, fewer than 8 seeds on the board end it.
+WIN_SCORE, PAIR_SCORE, MIN_BOARD_SEEDS = 33, 32, 8
 
 
 def deal(board: list[int], origin: int, slot: int, count: int, step: int, targets: int, start: int,
-         colours: int) -> None:  # fmt: skip
+         colours: int = 2) -> None:  # fmt: skip
     """Drop ``count`` seeds into colour ``slot`` of the holes ``origin + 1 + step * i``, ``i < targets``, the first
-    into the ``start``-th of them, then on round them (the kernels' ``deal``)."""
+    into the ``start``-th of them, then on round them (compiled, the kernels' ``deal``)."""
     laps, rest = divmod(count, targets)
     for k in range(targets if laps > 0 else rest):
         i = start + k
@@ -53,9 +56,10 @@ def starving_sweep(board: list[int], opponent: int, colours: int) -> int:
     return swept
 
 
-def end_status(on_board: int, store0: int, store1: int, ply: int, max_plies: int, win: int, pair: int,
-               few: int) -> int:  # fmt: skip
-    """The status after a move's captures and sweep, checked in the rules' order (the kernels' ``end_status``)."""
+def end_status(on_board: int, store0: int, store1: int, ply: int, max_plies: int, win: int = WIN_SCORE,
+               pair: int = PAIR_SCORE, few: int = MIN_BOARD_SEEDS) -> int:  # fmt: skip
+    """The status after a move's captures and sweep, checked in the rules' order (compiled, the kernels'
+    ``end_status``)."""
     if store0 >= win or store1 >= win:
         return SCORE
     if store0 >= pair and store1 >= pair:
@@ -120,7 +124,7 @@ class PlainRules:
     #: The edition's rule flags and their defaults.
     flags: dict[str, object] = {}
     default_max_plies: int | None = 400
-    win, pair, few = 33, 32, 8
+    win, pair, few = WIN_SCORE, PAIR_SCORE, MIN_BOARD_SEEDS
     #: Each colour's sowing pattern (step, holes): red into the 15 other holes, blue into the opponent's 8.
     patterns = ((1, NUM_HOLES - 1), (2, NUM_HOLES // 2))
 

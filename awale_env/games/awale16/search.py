@@ -39,13 +39,7 @@ def legal(env, board, player):
 
 @njit(cache=True, error_model="numpy")
 def moves(env, board, player, out):
-    n = 0
-    for a in range(2 * player, core.NUM_ACTIONS, 4):  # the player's own holes, both colours
-        out[n] = a
-        n += board[a] > 0
-        out[n] = a + 1
-        n += board[a + 1] > 0
-    return n
+    return core.own_moves(board, player, out)
 
 
 @njit(cache=True, error_model="numpy")

@@ -20,7 +20,6 @@ import numpy as np
 from numba import njit
 
 from awale_env.games.awale16 import kernels as a16
-from awale_env.kernels.rng import random_below
 
 NUM_HOLES = a16.NUM_HOLES
 COLOURS = 3
@@ -233,27 +232,6 @@ def observe(seeds, stores, ply, max_plies, player, rules, out):
 
 
 @njit(cache=True, error_model="numpy")
-def random_legal_action(seeds, player, rng, scratch):
-    """A legal action of ``player`` drawn uniformly (it must have one); ``scratch``: int array, length >= 32.
-
-    Branch-free: every own action is written, the count only advances past the legal ones.
-    """
-    count = 0
-    for h in range(player, NUM_HOLES, 2):
-        base, a = COLOURS * h, ACTIONS_PER_HOLE * h
-        transparent = seeds[base + TRANSPARENT] > 0
-        scratch[count] = a
-        count += seeds[base + RED] > 0
-        scratch[count] = a + 1
-        count += seeds[base + BLUE] > 0
-        scratch[count] = a + 2
-        count += transparent
-        scratch[count] = a + 3
-        count += transparent
-    return scratch[random_below(rng, count)]
-
-
-@njit(cache=True, error_model="numpy")
 def random_playout(seeds, stores, player, ply, max_plies, rules, rng):
     """Play uniformly random legal moves in place until the game ends; return ``(status, ply)`` at the end.
 
@@ -262,7 +240,9 @@ def random_playout(seeds, stores, player, ply, max_plies, rules, rng):
     scratch = np.empty(NUM_ACTIONS // 2, dtype=np.int64)
     on_board = board_total(seeds)
     while True:
-        gained = apply_action(seeds, stores, player, random_legal_action(seeds, player, rng, scratch), rules)
+        gained = apply_action(
+            seeds, stores, player, a16.random_legal_action(seeds, player, rng, scratch, COLOURS), rules
+        )
         on_board -= gained
         ply += 1
         player = 1 - player
@@ -274,12 +254,7 @@ def random_playout(seeds, stores, player, ply, max_plies, rules, rng):
 @njit(cache=True, error_model="numpy")
 def random_playouts(seeds, stores, player, ply, max_plies, rules, count, rng):
     """Play ``count`` random games from one position; return the total plies played (for benchmarks and rollouts)."""
-    work_seeds = seeds.copy()
-    work_stores = stores.copy()
     plies = 0
     for _ in range(count):
-        work_seeds[:] = seeds
-        work_stores[:] = stores
-        _, end_ply = random_playout(work_seeds, work_stores, player, ply, max_plies, rules, rng)
-        plies += end_ply - ply
+        plies += random_playout(seeds.copy(), stores.copy(), player, ply, max_plies, rules, rng)[1] - ply
     return plies

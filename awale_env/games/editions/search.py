@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from awale_env.games.awale16 import kernels as a16
 from awale_env.games.editions import kernels as core
 from awale_env.kernels.search import (
     Root,
@@ -27,19 +28,7 @@ def legal(env, board, player):
 
 @njit(cache=True, error_model="numpy")
 def moves(env, board, player, out):
-    n = 0
-    for h in range(player, core.NUM_HOLES, 2):  # the player's own holes, their four moves each
-        base, a = core.COLOURS * h, core.ACTIONS_PER_HOLE * h
-        transparent = board[base + core.TRANSPARENT] > 0
-        out[n] = a
-        n += board[base + core.RED] > 0
-        out[n] = a + 1
-        n += board[base + core.BLUE] > 0
-        out[n] = a + 2
-        n += transparent
-        out[n] = a + 3
-        n += transparent
-    return n
+    return a16.own_moves(board, player, out, core.COLOURS)
 
 
 @njit(cache=True, error_model="numpy")
