@@ -66,9 +66,11 @@ def lookup(table, board, player):
     """What ``player`` to move gains over the other from the pits of ``board`` on under perfect play, or
     :data:`UNSOLVED` for a board of more seeds than ``table`` holds."""
     seeds = 0
-    for pit in range(core.NUM_PITS):
+    for pit in range(core.NUM_PITS):  # most boards a search meets hold more: stop counting as soon as one does
         seeds += int(board[pit])
-    if seeds + core.NUM_PITS >= BINOMIALS.shape[0] or BINOMIALS[seeds + core.NUM_PITS, core.NUM_PITS] > table.size:
+        if seeds > MAX_TABLE_SEEDS:
+            return UNSOLVED
+    if BINOMIALS[seeds + core.NUM_PITS, core.NUM_PITS] > table.size:
         return UNSOLVED
     index, _ = index_of(board, core.ROW * player)
     return int(table[index])
