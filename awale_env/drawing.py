@@ -4,6 +4,8 @@ the last move ringed in yellow), so that the games look alike; each game lays ou
 from __future__ import annotations
 
 import io
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -43,6 +45,43 @@ def draw_stores(
         draw.rounded_rectangle((x0 + 4, MARGIN + 4, x0 + STORE_WIDTH - 4, MARGIN + board_height - 4), 16, fill=HOLE)
         draw.text((x0 + 12, MARGIN + board_height // 2 - 12), labels[player], fill=TEXT, font=font)
         draw.text((x0 + 12, MARGIN + board_height // 2 + 4), str(counts[player]), fill=TEXT, font=font)
+
+
+#: The height of a board of two rows of holes, each row's labels on its outer side.
+TWO_ROWS_HEIGHT = 2 * (CELL + TEXT_HEIGHT)
+
+
+def board_picture(columns: int, board_height: int, draw_board: Callable[[ImageDraw.ImageDraw, Any], None],
+                  store_labels: tuple[str, str], stores: tuple[int, int], status: str) -> np.ndarray:  # fmt: skip
+    """A position as an RGB image (H x W x 3 uint8) in every game's style: the board, ``columns`` holes wide and
+    ``board_height`` high, drawn by ``draw_board(draw, font)`` between the two stores, ``status`` under it."""
+    font = ImageFont.load_default()
+    width = 2 * MARGIN + 2 * STORE_WIDTH + columns * CELL
+    height = 2 * MARGIN + board_height + 2 * TEXT_HEIGHT
+    image = Image.new("RGB", (width, height), WOOD)
+    draw = ImageDraw.Draw(image)
+    draw_board(draw, font)
+    draw_stores(draw, width, board_height, store_labels, stores, font)
+    draw.text((MARGIN, MARGIN + board_height + 6), status, fill=TEXT, font=font)
+    return np.asarray(image, dtype=np.uint8).copy()
+
+
+def two_row_cells(rows: tuple[Iterable[Any], Iterable[Any]]) -> Iterator[tuple[int, int, int, Any]]:
+    """Where each hole of a two-row board goes: ``(x0, y0, label_y, item)`` for each item of the top row, then of the
+    bottom row (the hole's corner, and where its labels go: above the top row, below the bottom one)."""
+    for row, items in enumerate(rows):
+        top = MARGIN + row * (CELL + TEXT_HEIGHT)
+        for col, item in enumerate(items):
+            x0, y0 = MARGIN + STORE_WIDTH + col * CELL, top + (TEXT_HEIGHT if row == 0 else 0)
+            yield x0, y0, top if row == 0 else y0 + CELL, item
+
+
+def draw_hole(draw: ImageDraw.ImageDraw, x0: int, y0: int, own: bool, last: bool,
+              dots: list[tuple[int, int, int]]) -> None:  # fmt: skip
+    """A hole whose corner is ``(x0, y0)``: lighter if ``own``, ringed in yellow if ``last``, its seeds as ``dots``."""
+    box = (x0 + 4, y0 + 4, x0 + CELL - 4, y0 + CELL - 4)
+    draw.ellipse(box, fill=OWN_HOLE if own else HOLE, outline=LAST if last else None, width=4)
+    draw_dots(draw, x0 + CELL // 2, y0 + CELL // 2, dots)
 
 
 def png_bytes(image: np.ndarray) -> bytes:

@@ -189,7 +189,7 @@ def test_oware_records_the_first_player_its_rules_drew(client):
         ("oware", "3R", "malformed move '3R'"),
         ("oware", 6, "malformed move 6: a move is an action 0-5"),
         ("hawalis", "14", "malformed move '14': "),
-        ("hawalis", 14, "action 14 out of range: a move is a pit index 0-13"),
+        ("hawalis", 14, "malformed move 14: a move is a pit index 0-13"),
         ("hawalis", "1R", "malformed move '1R'"),
     ],
 )

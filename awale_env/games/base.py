@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from numbers import Integral
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from awale_env.errors import IllegalMoveError
-from awale_env.games.validation import NO_LIMIT, check_seed, digit_index
+from awale_env.games.validation import NO_LIMIT, check_seed, digit_index, is_int
 
 if TYPE_CHECKING:
     from gymnasium import spaces
@@ -230,21 +231,31 @@ def _mask_of(bits: int, num_actions: int) -> np.ndarray:
 
 class BoardState:
     """What every game's State shares: an immutable, hashable position whose status code, legal-action bits, player
-    to move, ply and ply limit the game's kernels computed (slots ``_status``, ``_legal``, ``_to_move``, ``_ply``,
-    ``_max_plies`` with ``NO_LIMIT`` for none, ``_stores`` and ``_last_capture``, set by the game's State).
+    to move, ply and ply limit the game's kernels computed (the slots below, ``_max_plies`` ``NO_LIMIT`` for none,
+    filled by :meth:`_new`), and how a move is read and refused (:meth:`to_action`).
 
-    A game's State adds its rules: construction (``initial``, ``from_position``, ``from_dict``), ``play``,
-    ``to_action``, ``observation_tensor``, ``to_dict``, :meth:`_key` (what equality compares) and the board's
-    accessors; it overrides what its rules decide otherwise (Hawalis's ``winner``).
+    A game's State adds its rules: its slots (the board, its rules), construction (``initial``, ``from_position``,
+    ``from_dict``; a ``_make`` that calls :meth:`_new` and sets its own slots), ``play``, ``observation_tensor``,
+    ``to_dict``, :meth:`_key` (what equality compares), :meth:`_why_illegal` and the board's accessors; it overrides
+    what its rules decide otherwise (Hawalis's ``winner``).
     """
 
-    __slots__ = ()
+    __slots__ = ("_stores", "_to_move", "_ply", "_max_plies", "_status", "_legal", "_last_capture")
 
     #: The game's number of actions and the names of its status codes (class attributes of each game's State).
     num_actions: ClassVar[int]
     end_reasons: ClassVar[tuple[str | None, ...]]
     #: The registered Game this State plays (set by :func:`awale_env.games.register`).
     game: ClassVar[Game]
+    #: The ply limit a position has unless told otherwise (``max_plies=GAME_DEFAULT``).
+    default_max_plies: ClassVar[int | None]
+    #: How a move is written, in messages (the game's notation; plain action numbers by default).
+    format_move: ClassVar[Callable[[int], str]] = staticmethod(str)
+    #: How a move string is read when moves have names (the game's notation), with a move to show in messages;
+    #: None: a move is an action number, as an int or a digit string, named ``move_noun`` in messages.
+    parse_move: ClassVar[Callable[[str], int] | None] = None
+    example_move: ClassVar[str] = ""
+    move_noun: ClassVar[str] = "an action"
 
     _status: int
     _legal: int
@@ -260,6 +271,22 @@ class BoardState:
     # --- construction: what every game's ``initial``, ``from_position`` and ``from_dict`` build on -----------------
 
     @classmethod
+    def _new(cls, stores: tuple[int, int] | None, to_move: int, ply: int, max_plies: int, status: int, legal: int,
+             last_capture: int = 0) -> Any:  # fmt: skip
+        """A State of this class with the slots every game has, set by plain assignment (a State is made on every
+        move: a generic keyword constructor cost the AEC env a quarter of its speed); the game's ``_make`` sets its
+        own. ``stores`` None: the game counts its captures otherwise (Hawalis's follow from the board)."""
+        state = object.__new__(cls)
+        state._stores = stores
+        state._to_move = to_move
+        state._ply = ply
+        state._max_plies = max_plies
+        state._status = status
+        state._legal = legal
+        state._last_capture = last_capture
+        return state
+
+    @classmethod
     def _dict_fields(cls, data: Any, required: tuple[str, ...]) -> dict[str, Any]:
         """``data`` checked as the start of ``from_dict``: a dict of this game's position (its ``"game"``, if given,
         is this game's name) holding every field of ``required``; ValueError naming what is wrong."""
@@ -272,6 +299,20 @@ class BoardState:
         if missing:
             raise ValueError(f"State dict lacks {', '.join(missing)}")
         return data
+
+    @classmethod
+    def _limit(cls, max_plies: int | str | None) -> int | None:
+        """``max_plies`` with :data:`GAME_DEFAULT` replaced by the game's :attr:`default_max_plies`."""
+        return cls.default_max_plies if isinstance(max_plies, str) and max_plies == GAME_DEFAULT else max_plies
+
+    def _viewer(self, player: Any) -> int:
+        """The player an observation is drawn for: ``player``, or the player to move for None; ValueError for
+        anything but 0 and 1."""
+        if player is None:
+            return self._to_move
+        if not (is_int(player) and player in (0, 1)):
+            raise ValueError(f"player must be 0 or 1, got {player!r}")
+        return int(player)
 
     @property
     def to_move(self) -> int:
@@ -346,6 +387,51 @@ class BoardState:
             and bool((self._legal >> int(action)) & 1)
         )
 
+    # --- reading a move ---------------------------------------------------------------------------------------------
+
+    def to_action(self, move: Any) -> int:
+        """The legal action of ``move`` (an action number, or a move string: the game's notation, else a digit
+        string), or IllegalMoveError saying why it cannot be played and which moves can."""
+        if type(move) is int and 0 <= move < self.num_actions and (self._legal >> move) & 1:
+            return move  # fast path for the common case
+        action = self._action_of(move)
+        if (self._legal >> action) & 1:
+            return action
+        text = self.format_move(action)
+        if self._status != 0:
+            raise IllegalMoveError(f"cannot play {text}: the game is over ({self.end_reason})")
+        legal = " ".join(map(self.format_move, actions_of(self._legal)))
+        raise IllegalMoveError(
+            f"illegal move {text} for {self._mover()}: {self._why_illegal(action)}; legal moves: {legal}"
+        )
+
+    def _action_of(self, move: Any) -> int:
+        """The action ``move`` names, legal or not; IllegalMoveError naming what a move is for anything else."""
+        last = self.num_actions - 1
+        if isinstance(move, str) and self.parse_move is not None:
+            return self.parse_move(move)
+        action = digit_index(move, self.num_actions) if isinstance(move, str) else int(move) if is_int(move) else None
+        if action is not None and 0 <= action <= last:
+            return action
+        if self.parse_move is None:
+            beyond = "" if action is None else " (out of range)"
+            raise IllegalMoveError(
+                f"malformed move {move!r}: a move is {self.move_noun} 0-{last}, as an int or a digit string{beyond}"
+            )
+        if action is not None:
+            raise IllegalMoveError(f"action {move!r} out of range: actions are integers 0-{last}")
+        raise IllegalMoveError(
+            f"a move is an action index 0-{last} or a string like {self.example_move!r}, got {move!r}"
+        )
+
+    def _mover(self) -> str:
+        """The player to move, as messages name them."""
+        return f"player {self._to_move}"
+
+    def _why_illegal(self, action: int) -> str:
+        """Why ``action`` (in range) cannot be played in this live position (the game's rules say)."""
+        raise NotImplementedError
+
     @property
     def first_player_drawn(self) -> bool:
         """Whether this game's rules draw the first player at random (then ``initial``'s seed decides it)."""
@@ -364,6 +450,19 @@ class BoardState:
     def _key(self) -> tuple:
         """What makes two States equal (the game's State says what)."""
         raise NotImplementedError
+
+    def __repr__(self) -> str:
+        fields = {**self._board_fields(), "stores": self.stores, "to_move": self._to_move, "ply": self._ply,
+                  "max_plies": self.max_plies, **self._rule_fields()}  # fmt: skip
+        return f"{self.game.name}.State({', '.join(f'{name}={value!r}' for name, value in fields.items())})"
+
+    def _board_fields(self) -> dict[str, Any]:
+        """The board as ``repr`` shows it (by the names ``from_position`` takes)."""
+        return {}
+
+    def _rule_fields(self) -> dict[str, Any]:
+        """The rules as ``repr`` shows them (none by default)."""
+        return {}
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):

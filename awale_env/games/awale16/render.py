@@ -8,16 +8,15 @@ drawing style is every game's (:mod:`awale_env.drawing`).
 from __future__ import annotations
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import ImageDraw, ImageFont
 
 from awale_env import drawing
-from awale_env.drawing import CELL, HOLE, LAST, MARGIN, OWN_HOLE, STORE_WIDTH, TEXT, TEXT_HEIGHT, WOOD
+from awale_env.drawing import CELL, TEXT
 from awale_env.drawing import png_bytes as image_png
 from awale_env.games.awale16.notation import format_move
 from awale_env.games.awale16.state import State, board_diagram
-
-TOP_ROW = range(16, 8, -1)
-BOTTOM_ROW = range(1, 9)
+from awale_env.games.holes import BOTTOM as BOTTOM_ROW
+from awale_env.games.holes import TOP as TOP_ROW
 
 _RED, _BLUE, _BOLD, _RESET = "\x1b[31m", "\x1b[34m", "\x1b[1m", "\x1b[0m"
 
@@ -65,30 +64,18 @@ _RED_SEED, _BLUE_SEED = (215, 40, 40), (40, 90, 220)
 def render_rgb(state: State, last_action: int | None = None) -> np.ndarray:
     """The board as an RGB image (H x W x 3 uint8): holes with their red and blue seeds drawn and counted, the
     stores at the sides (player 1's on the left, player 0's on the right), the last move's hole ringed in yellow."""
-    font = ImageFont.load_default()
-    width = 2 * MARGIN + 2 * STORE_WIDTH + 8 * CELL
-    board_height = 2 * (CELL + TEXT_HEIGHT)
-    height = 2 * MARGIN + board_height + 2 * TEXT_HEIGHT
-    image = Image.new("RGB", (width, height), WOOD)
-    draw = ImageDraw.Draw(image)
     last_hole = None if last_action is None else (last_action >> 1) + 1
-    left = MARGIN + STORE_WIDTH
-    for row, holes in enumerate((TOP_ROW, BOTTOM_ROW)):
-        top = MARGIN + row * (CELL + TEXT_HEIGHT)
-        for col, h in enumerate(holes):
-            x0, y0 = left + col * CELL, top + (TEXT_HEIGHT if row == 0 else 0)
-            box = (x0 + 4, y0 + 4, x0 + CELL - 4, y0 + CELL - 4)
-            draw.ellipse(box, fill=OWN_HOLE if h % 2 else HOLE, outline=LAST if h == last_hole else None, width=4)
+
+    def draw_board(draw: ImageDraw.ImageDraw, font: ImageFont.ImageFont) -> None:
+        for x0, y0, label_y, h in drawing.two_row_cells((TOP_ROW, BOTTOM_ROW)):
             red, blue = int(state.seeds[2 * h - 2]), int(state.seeds[2 * h - 1])
-            drawing.draw_dots(draw, x0 + CELL // 2, y0 + CELL // 2, [_RED_SEED] * red + [_BLUE_SEED] * blue)
-            label_y = top if row == 0 else y0 + CELL
+            drawing.draw_hole(draw, x0, y0, h % 2 == 1, h == last_hole, [_RED_SEED] * red + [_BLUE_SEED] * blue)
             draw.text((x0 + 6, label_y + 3), f"{h}{'*' if h % 2 else ''}", fill=TEXT, font=font)
             draw.text((x0 + CELL - 36, label_y + 3), f"{red}R", fill=_RED_SEED, font=font)
             draw.text((x0 + CELL - 18, label_y + 3), f"{blue}B", fill=_BLUE_SEED, font=font)
-    drawing.draw_stores(draw, width, board_height, ("P0", "P1"), state.stores, font)
+
     text = status_line(state, last_action)
-    draw.text((MARGIN, MARGIN + board_height + 6), text, fill=TEXT, font=font)
-    return np.asarray(image, dtype=np.uint8).copy()
+    return drawing.board_picture(8, drawing.TWO_ROWS_HEIGHT, draw_board, ("P0", "P1"), state.stores, text)
 
 
 def png_bytes(state: State, last_action: int | None = None) -> bytes:

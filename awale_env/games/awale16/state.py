@@ -2,62 +2,51 @@
 
 Modelled on OpenSpiel's ``State`` (``legal_actions``, ``returns``, ``clone``-free immutability: ``play`` returns a
 new State). The rules themselves live in the compiled kernels of :mod:`awale_env.games.awale16.kernels`; what
-every game's State shares is :class:`awale_env.games.base.BoardState`.
+every game's State shares is :class:`awale_env.games.base.BoardState`, what the games on the 16-hole board share
+:class:`awale_env.games.holes.EditionState`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from numbers import Integral
-from typing import Any
 
 import numpy as np
 
-from awale_env.errors import IllegalMoveError
 from awale_env.games.awale16 import kernels as core
 from awale_env.games.awale16.notation import format_move, parse_move
-from awale_env.games.base import BoardState, actions_of, read_only
-from awale_env.games.validation import check_counts, check_max_plies, check_ply
+from awale_env.games.base import read_only
+from awale_env.games.holes import EditionState
+from awale_env.games.validation import check_max_plies
 
 NUM_ACTIONS = core.NUM_ACTIONS
 DEFAULT_MAX_PLIES = 400
 GAME_NAME = "awale16"
+#: The game has no rule variants: its rules code is 0.
+RULES = 0
 
 
-class State(BoardState):
+class State(EditionState):
     """A position of the two-colour Awale and how it came to be (rules: docs/rules.md).
 
     Holes are numbered 1-16; player 0 ("player 1" in the rules) owns the odd holes and moves first. Actions are
     ``2 * (hole - 1) + colour`` with colour 0 = red, 1 = blue (rule 13). States are immutable and hashable;
-    :meth:`play` returns a new one.
+    :meth:`play` returns a new one. What the games on the 16-hole board share is
+    :class:`~awale_env.games.holes.EditionState`; this is the 2021 game on its kernels.
     """
 
-    __slots__ = ("_seeds", "_stores", "_to_move", "_ply", "_max_plies", "_status", "_legal", "_last_capture")
+    __slots__ = ()
 
-    _seeds: np.ndarray
-    _stores: tuple[int, int]
-    _to_move: int
-    _ply: int
-    _max_plies: int
-    _status: int
-    _legal: int
-    _last_capture: int
-
+    game_name = GAME_NAME
     num_actions = NUM_ACTIONS
     end_reasons = core.END_REASONS
-
-    @classmethod
-    def _make(cls, seeds, stores, to_move, ply, max_plies, status, legal, last_capture) -> State:
-        state = object.__new__(cls)
-        state._seeds = seeds
-        state._stores = stores
-        state._to_move = to_move
-        state._ply = ply
-        state._max_plies = max_plies
-        state._status = status
-        state._legal = legal
-        state._last_capture = last_capture
-        return state
+    total_seeds = core.TOTAL_SEEDS
+    default_max_plies = DEFAULT_MAX_PLIES
+    colours = ("red", "blue")
+    slots = (0, 1)
+    move_colours = ("red", "blue")
+    example_move = "14B"
+    format_move = staticmethod(format_move)
+    parse_move = staticmethod(parse_move)
 
     # --- construction -----------------------------------------------------------------------------------------
 
@@ -65,9 +54,7 @@ class State(BoardState):
     def initial(cls, max_plies: int | None = DEFAULT_MAX_PLIES, seed: int | None = None) -> State:
         """The starting position: 2 red + 2 blue seeds in every hole, player 0 to move (no chance in this game: the
         seed changes nothing)."""
-        seeds = core.initial_seeds()
-        limit = check_max_plies(max_plies)
-        return cls._make(seeds, (0, 0), 0, 0, limit, core.ONGOING, core.legal_bits(seeds, 0), 0)
+        return cls._settled(core.initial_seeds(), (0, 0), 0, 0, check_max_plies(max_plies), RULES)
 
     @classmethod
     def from_position(
@@ -84,51 +71,34 @@ class State(BoardState):
         The board and stores together may hold at most 64 seeds (fewer is allowed, as in the rules' examples).
         A live position whose player to move has no seed cannot arise (rule 10 sweeps first) and is rejected.
         """
-        red = check_counts("red", red, core.NUM_HOLES)
-        blue = check_counts("blue", blue, core.NUM_HOLES)
-        stores = check_counts("stores", stores, 2)
-        if isinstance(to_move, bool) or not isinstance(to_move, Integral) or to_move not in (0, 1):
-            raise ValueError(f"to_move must be 0 (odd holes) or 1 (even holes), got {to_move!r}")
-        ply = check_ply(ply)
-        limit = check_max_plies(max_plies)
-        total = sum(red) + sum(blue) + sum(stores)
-        if total > core.TOTAL_SEEDS:
-            raise ValueError(f"the board and stores hold {total} seeds; the game has {core.TOTAL_SEEDS}")
-        seeds = np.empty(NUM_ACTIONS, dtype=core.SEED_DTYPE)
-        seeds[0::2] = red
-        seeds[1::2] = blue
-        status = core.end_status(sum(red) + sum(blue), stores[0], stores[1], int(ply), limit)
-        legal = core.legal_bits(seeds, int(to_move)) if status == core.ONGOING else 0
-        if status == core.ONGOING and legal == 0:
-            raise ValueError(
-                f"player {to_move} is to move but has no seed: a live game never reaches this (rule 10 sweeps first)"
-            )
-        return cls._make(seeds, (stores[0], stores[1]), int(to_move), int(ply), limit, status, legal, 0)
+        return cls._from_counts((red, blue), stores, to_move, ply, max_plies, RULES)
 
-    def at_position(self, board: np.ndarray, stores: tuple[int, int], to_move: int, ply: int) -> State:
-        return self.from_position(board[0::2].tolist(), board[1::2].tolist(), stores, to_move, ply, self.max_plies)
+    # --- what the kernels answer ------------------------------------------------------------------------------
+
+    @classmethod
+    def _end_status(cls, seeds: np.ndarray, stores: tuple[int, int], ply: int, max_plies: int, rules: int) -> int:
+        return core.end_status(int(seeds.sum()), stores[0], stores[1], ply, max_plies)
+
+    @classmethod
+    def _legal_bits(cls, seeds: np.ndarray, player: int) -> int:
+        return core.legal_bits(seeds, player)
+
+    def _step(self, seeds: np.ndarray, action: int) -> tuple[int, int, int]:
+        s0, s1 = self._stores
+        packed = core.step(seeds, self._to_move, action, self._ply, self._max_plies, s0, s1)
+        return packed & 0xFF, (packed >> 8) & 0xFF, packed >> 16
+
+    def _observe(self, player: int, out: np.ndarray) -> None:
+        """The layout is documented in :func:`awale_env.games.awale16.kernels.observe`."""
+        core.observe(self._seeds, np.array(self._stores), self._ply, self._max_plies, player, out)
 
     # --- reading ------------------------------------------------------------------------------------------------
-
-    @property
-    def red(self) -> tuple[int, ...]:
-        """Red seeds per hole, index 0 = hole 1."""
-        return tuple(self._seeds[0::2].tolist())
-
-    @property
-    def blue(self) -> tuple[int, ...]:
-        """Blue seeds per hole, index 0 = hole 1."""
-        return tuple(self._seeds[1::2].tolist())
 
     @property
     def seeds(self) -> np.ndarray:
         """The board as the compiled core sees it: read-only ``int8[32]``, ``seeds[action]`` = seeds of that colour
         in that hole (``seeds[2 * (hole - 1) + colour]``)."""
         return read_only(self._seeds)
-
-    @property
-    def seeds_on_board(self) -> int:
-        return int(self._seeds.sum())
 
     def legal_mask(self) -> np.ndarray:
         """Boolean mask of shape (32,), True for legal actions. Drawn by the compiled kernel: a position's mask is
@@ -137,111 +107,6 @@ class State(BoardState):
         if self._legal:
             core.legal_mask(self._seeds, self._to_move, mask)
         return mask
-
-    def observation_tensor(self, player: int | None = None) -> np.ndarray:
-        """Float32 vector of length 35 drawn from ``player``'s point of view (default: the player to move); the
-        layout is documented in :func:`awale_env.games.awale16.kernels.observe`."""
-        player = self._to_move if player is None else player
-        if player not in (0, 1):
-            raise ValueError(f"player must be 0 or 1, got {player!r}")
-        out = np.empty(core.OBS_SIZE, dtype=np.float32)
-        core.observe(self._seeds, np.array(self._stores), self._ply, self._max_plies, int(player), out)
-        return out
-
-    def legal_moves(self) -> list[str]:
-        """Legal moves in notation, e.g. ``['1R', '1B', '3R', ...]``."""
-        return [format_move(a) for a in actions_of(self._legal)]
-
-    # --- playing ------------------------------------------------------------------------------------------------
-
-    def to_action(self, move: int | str) -> int:
-        """The legal action index of ``move`` (an index or a string like ``"14B"``), or IllegalMoveError."""
-        if type(move) is int and 0 <= move < NUM_ACTIONS and (self._legal >> move) & 1:
-            return move  # fast path for the common case
-        if isinstance(move, str):
-            action = parse_move(move)
-        elif isinstance(move, Integral) and not isinstance(move, bool):
-            action = int(move)
-            if not 0 <= action < NUM_ACTIONS:
-                raise IllegalMoveError(f"action {move!r} out of range: actions are integers 0-{NUM_ACTIONS - 1}")
-        else:
-            raise IllegalMoveError(f"a move is an action index 0-31 or a string like '14B', got {move!r}")
-        if (self._legal >> action) & 1:
-            return action
-        if self._status != core.ONGOING:
-            raise IllegalMoveError(f"cannot play {format_move(action)}: the game is over ({self.end_reason})")
-        hole, colour = (action >> 1) + 1, "red" if action & 1 == 0 else "blue"
-        why = (
-            f"hole {hole} belongs to player {1 - self._to_move}"
-            if (action >> 1) % 2 != self._to_move
-            else f"hole {hole} holds no {colour} seed"
-        )
-        raise IllegalMoveError(
-            f"illegal move {format_move(action)} for player {self._to_move}: {why}; "
-            f"legal moves: {' '.join(self.legal_moves())}"
-        )
-
-    def play(self, move: int | str) -> State:
-        """The State after ``move`` (an action index or a string like ``"14B"``); this State is left unchanged."""
-        action = self.to_action(move)
-        seeds = self._seeds.copy()
-        player = self._to_move
-        store0, store1 = self._stores
-        packed = core.step(seeds, player, action, self._ply, self._max_plies, store0, store1)
-        gained = packed & 0xFF
-        return State._make(
-            seeds,
-            (store0 + gained, store1) if player == 0 else (store0, store1 + gained),
-            1 - player,
-            self._ply + 1,
-            self._max_plies,
-            (packed >> 8) & 0xFF,
-            packed >> 16,
-            gained,
-        )
-
-    # --- conversion -----------------------------------------------------------------------------------------------
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict that :meth:`from_dict` turns back into an equal State."""
-        return {
-            "game": GAME_NAME,
-            "red": list(self.red),
-            "blue": list(self.blue),
-            "stores": list(self._stores),
-            "to_move": self._to_move,
-            "ply": self._ply,
-            "max_plies": self.max_plies,
-            "last_capture": self._last_capture,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> State:
-        """Rebuild a State from :meth:`to_dict`, validating every field."""
-        data = cls._dict_fields(data, ("red", "blue", "stores", "to_move", "ply"))
-        state = cls.from_position(
-            data["red"],
-            data["blue"],
-            data["stores"],
-            data["to_move"],
-            data["ply"],
-            data.get("max_plies", DEFAULT_MAX_PLIES),
-        )
-        last = data.get("last_capture", 0)
-        if isinstance(last, bool) or not isinstance(last, Integral) or not 0 <= last <= core.TOTAL_SEEDS:
-            raise ValueError(f"last_capture must be an integer 0-{core.TOTAL_SEEDS}, got {last!r}")
-        state._last_capture = int(last)
-        return state
-
-    def _key(self) -> tuple:
-        """Equal positions: board, stores, player to move, ply and ply limit (not ``last_capture``)."""
-        return (self._seeds.tobytes(), self._stores, self._to_move, self._ply, self._max_plies)
-
-    def __repr__(self) -> str:
-        return (
-            f"State(red={list(self.red)}, blue={list(self.blue)}, stores={self._stores}, "
-            f"to_move={self._to_move}, ply={self._ply}, max_plies={self.max_plies})"
-        )
 
     def __str__(self) -> str:
         return board_diagram(self)

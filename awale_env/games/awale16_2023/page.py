@@ -1,22 +1,14 @@
-"""The 2023 edition's web page (``Game.page()``), drawn as every edition with transparent seeds is
-(:func:`awale_env.games.editions.page.edition_page`)."""
+"""The 2023 edition's web page (``Game.page()``), drawn as every game on the 16-hole board is
+(:func:`awale_env.games.holes.hole_page`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from awale_env.games.editions.page import FEW_SEEDS, PLY_LIMIT, edition_page
+from awale_env.games.holes import hole_page
 
-PAGE: dict[str, Any] = edition_page(
-    "Two-colour Awale, 2023 edition (transparent seeds)",
-    "Sowing runs 1 → 16 (anticlockwise on screen). Red seeds go into every hole, blue seeds only into the "
-    "opponent's holes. TR and TB sow a hole's transparent seeds alone, the way red or blue seeds go. Click a button "
-    "under one of your holes.",
-    "12TB",
-    {
-        "score": "a player captured 41 seeds or more",
-        "draw": "both players captured 40 seeds",
-        "few_seeds": FEW_SEEDS.format(10),
-        "ply_limit": PLY_LIMIT,
-    },
-)
+PAGE: dict[str, Any] = hole_page(
+    "Two-colour Awale, 2023 edition (transparent seeds)", win=41, draw=40, few=10, example="12TB",
+    moves_say="TR and TB sow a hole's transparent seeds alone, the way red or blue seeds go. Click a button under "
+    "one of your holes.",
+)  # fmt: skip

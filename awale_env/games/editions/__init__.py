@@ -1,8 +1,8 @@
 """The course editions' shared machinery (docs/editions.md), which the edition games build on: not a game itself (it
-registers none). :class:`EditionGame` is every edition's Game, :class:`~.state.EditionState` what every edition's State
-shares, :mod:`.render` draws any edition, :mod:`.page` lays out any edition's web page, and the kernels of the editions
-with transparent seeds (:mod:`.kernels`, :mod:`.search`, :mod:`.notation`) play each of them, told apart by a rules
-code.
+registers none). :class:`EditionGame` is every edition's Game, :mod:`.render` draws any edition, and the kernels of
+the editions with transparent seeds (:mod:`.kernels`, :mod:`.search`, :mod:`.notation`) play each of them, told apart
+by a rules code (:class:`~.state.TransparentState`). What every edition's State shares, and its web page, are the
+16-hole board's (:mod:`awale_env.games.holes`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import numpy as np
 
 from awale_env.games.base import Game
 from awale_env.games.editions import kernels
-from awale_env.games.editions.state import EditionState, TransparentState
+from awale_env.games.editions.state import TransparentState
+from awale_env.games.holes import EditionState
 
 __all__ = ["EditionGame", "EditionState", "TransparentState", "transparent_game"]
 

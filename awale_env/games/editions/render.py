@@ -8,14 +8,13 @@ right, 16-9 above them, so sowing runs anticlockwise on screen; player 0 owns th
 from __future__ import annotations
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import ImageDraw, ImageFont
 
 from awale_env import drawing
-from awale_env.drawing import CELL, HOLE, LAST, MARGIN, OWN_HOLE, STORE_WIDTH, TEXT, TEXT_HEIGHT, WOOD
-from awale_env.games.editions.state import LETTERS, EditionState, status_line
-
-TOP_ROW = range(16, 8, -1)
-BOTTOM_ROW = range(1, 9)
+from awale_env.drawing import CELL, TEXT
+from awale_env.games.holes import BOTTOM as BOTTOM_ROW
+from awale_env.games.holes import LETTERS, EditionState, status_line
+from awale_env.games.holes import TOP as TOP_ROW
 
 #: Each colour's ANSI escape (transparent seeds in the terminal's own text colour, readable on light and dark
 #: backgrounds) and its seeds' colour in the image (pale glass, readable on wood).
@@ -53,28 +52,17 @@ def render_rgb(state: EditionState, last_action: int | None = None) -> np.ndarra
     """The board as an RGB image (H x W x 3 uint8): holes with their seeds drawn in their colours and counted
     (``2R 2B 1T``), the stores at the sides (player 1's on the left, player 0's on the right), the last move's hole
     ringed in yellow."""
-    font = ImageFont.load_default()
-    width = 2 * MARGIN + 2 * STORE_WIDTH + 8 * CELL
-    board_height = 2 * (CELL + TEXT_HEIGHT)
-    height = 2 * MARGIN + board_height + 2 * TEXT_HEIGHT
-    image = Image.new("RGB", (width, height), WOOD)
-    draw = ImageDraw.Draw(image)
     marked = _marked_hole(state, last_action)
     counts = {colour: state.counts_of(colour) for colour in state.colours}
-    left = MARGIN + STORE_WIDTH
-    for row, holes in enumerate((TOP_ROW, BOTTOM_ROW)):
-        top = MARGIN + row * (CELL + TEXT_HEIGHT)
-        for col, h in enumerate(holes):
-            x0, y0 = left + col * CELL, top + (TEXT_HEIGHT if row == 0 else 0)
-            box = (x0 + 4, y0 + 4, x0 + CELL - 4, y0 + CELL - 4)
-            draw.ellipse(box, fill=OWN_HOLE if h % 2 else HOLE, outline=LAST if h == marked else None, width=4)
+
+    def draw_board(draw: ImageDraw.ImageDraw, font: ImageFont.ImageFont) -> None:
+        for x0, y0, label_y, h in drawing.two_row_cells((TOP_ROW, BOTTOM_ROW)):
             dots = [RGB[colour] for colour in state.colours for _ in range(counts[colour][h - 1])]
-            drawing.draw_dots(draw, x0 + CELL // 2, y0 + CELL // 2, dots)
-            label_y = top if row == 0 else y0 + CELL
+            drawing.draw_hole(draw, x0, y0, h % 2 == 1, h == marked, dots)
             draw.text((x0 + 4, label_y + 3), f"{h}{'*' if h % 2 else ''}", fill=TEXT, font=font)
             for k, colour in enumerate(reversed(state.colours)):
                 text = f"{counts[colour][h - 1]}{LETTERS[colour]}"
                 draw.text((x0 + CELL - 16 * (k + 1), label_y + 3), text, fill=RGB[colour], font=font)
-    drawing.draw_stores(draw, width, board_height, ("P0", "P1"), state.stores, font)
-    draw.text((MARGIN, MARGIN + board_height + 6), status_line(state, last_action), fill=TEXT, font=font)
-    return np.asarray(image, dtype=np.uint8).copy()
+
+    status = status_line(state, last_action)
+    return drawing.board_picture(8, drawing.TWO_ROWS_HEIGHT, draw_board, ("P0", "P1"), state.stores, status)

@@ -14,10 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from awale_env.errors import IllegalMoveError
 from awale_env.games.base import BoardState, read_only
 from awale_env.games.hawalis import kernels as core
-from awale_env.games.validation import check_counts, check_max_plies, check_ply, check_seed, digit_index, is_int
+from awale_env.games.validation import check_counts, check_max_plies, check_ply, check_seed, is_int
 
 NUM_ACTIONS = core.NUM_ACTIONS
 OBS_SIZE = core.OBS_SIZE
@@ -98,33 +97,25 @@ class State(BoardState):
     inner row from the owner's right to left (rule 2).
     """
 
-    __slots__ = ("_pits", "_to_move", "_ply", "_rules", "_status", "_legal", "_last_pit", "_laps", "_last_capture")
+    __slots__ = ("_pits", "_rules", "_last_pit", "_laps")
 
     _pits: np.ndarray
-    _to_move: int
-    _ply: int
     _rules: Rules
-    _status: int
-    _legal: int
     _last_pit: int | None
     _laps: int | None
-    _last_capture: int
 
     num_actions = NUM_ACTIONS
     end_reasons = core.END_REASONS
+    move_noun = "a pit index"
 
     @classmethod
     def _make(cls, pits, to_move, ply, rules, status, legal, last_pit=None, laps=None, last_capture=0) -> State:
-        state = object.__new__(cls)
+        # no stores: the captures follow from the board (:attr:`captured`)
+        state = cls._new(None, to_move, ply, rules.ply_limit, status, legal, last_capture)
         state._pits = pits
-        state._to_move = to_move
-        state._ply = ply
         state._rules = rules
-        state._status = status
-        state._legal = legal
         state._last_pit = last_pit
         state._laps = laps
-        state._last_capture = last_capture
         return state
 
     @classmethod
@@ -206,20 +197,13 @@ class State(BoardState):
         south, north = self._side_totals()
         return (core.SEEDS_PER_SIDE - north, core.SEEDS_PER_SIDE - south)
 
-    @property
-    def stores(self) -> tuple[int, int]:
-        """:attr:`captured`, under the two-colour State's name."""
-        return self.captured
+    #: :attr:`captured`, under the name every game's State gives it.
+    stores = captured
 
     @property
     def rules(self) -> Rules:
         """The rule flags this game is played with."""
         return self._rules
-
-    @property
-    def max_plies(self) -> int | None:
-        """The ply limit of rule 11, or None for no limit."""
-        return self._rules.max_plies
 
     @property
     def winner(self) -> int | None:
@@ -243,9 +227,8 @@ class State(BoardState):
     def observation_tensor(self, player: int | None = None) -> np.ndarray:
         """Float32 vector of length 29 from ``player``'s point of view (default: the player to move): own pits, the
         opponent's pits, ply fraction; the layout is documented in :func:`awale_env.games.hawalis.kernels.observe`."""
-        player = self._to_move if player is None else _check_player("player", player)
         out = np.empty(OBS_SIZE, dtype=np.float32)
-        core.observe(self._pits, self._ply, self._rules.ply_limit, player, out)
+        core.observe(self._pits, self._ply, self._rules.ply_limit, self._viewer(player), out)
         return out
 
     # --- playing ------------------------------------------------------------------------------------------------
@@ -261,30 +244,8 @@ class State(BoardState):
             return f"pit {action} holds a single seed and the next pit {(action + 1) % core.SIDE} is occupied"
         return f"pit {action} starts an endless move (endless_move='illegal')"
 
-    def to_action(self, action: Any) -> int:
-        """``action`` (a pit index, as an int or a digit string) as a legal pit index, or IllegalMoveError naming it
-        and the legal moves."""
-        if type(action) is int and 0 <= action < NUM_ACTIONS and (self._legal >> action) & 1:
-            return action  # fast path for the common case
-        if isinstance(action, str):
-            index = digit_index(action, NUM_ACTIONS)
-            action = action if index is None else index
-        if not is_int(action):
-            raise IllegalMoveError(
-                f"a Hawalis move is a pit index 0-{NUM_ACTIONS - 1}, as an int or a digit string, got {action!r}"
-            )
-        action = int(action)
-        if not 0 <= action < NUM_ACTIONS:
-            raise IllegalMoveError(f"action {action} out of range: a move is a pit index 0-{NUM_ACTIONS - 1}")
-        if (self._legal >> action) & 1:
-            return action
-        if self._status != core.ONGOING:
-            raise IllegalMoveError(f"cannot play {action}: the game is over ({self.end_reason})")
-        legal = " ".join(map(str, self.legal_actions()))
-        raise IllegalMoveError(
-            f"illegal move {action} for {PLAYER_NAMES[self._to_move]} (player {self._to_move}): "
-            f"{self._why_illegal(action)}; legal moves: {legal}"
-        )
+    def _mover(self) -> str:
+        return f"{PLAYER_NAMES[self._to_move]} (player {self._to_move})"
 
     def play(self, action: int | str) -> State:
         """The State after the mover sows from pit ``action`` (an int or a digit string); this State is left
@@ -366,12 +327,11 @@ class State(BoardState):
         """Equal positions: board, player to move, ply, rules and status (not the last move's details)."""
         return (self._pits.tobytes(), self._to_move, self._ply, self._rules, self._status)
 
-    def __repr__(self) -> str:
-        board = self.board
-        return (
-            f"hawalis.State(south={list(board[: core.SIDE])}, north={list(board[core.SIDE :])}, "
-            f"to_move={self._to_move}, ply={self._ply}, rules={self._rules})"
-        )
+    def _board_fields(self) -> dict[str, Any]:
+        return {"south": list(self.board[: core.SIDE]), "north": list(self.board[core.SIDE :])}
+
+    def _rule_fields(self) -> dict[str, Any]:
+        return {"rules": self._rules}
 
     def __str__(self) -> str:
         return board_diagram(self)

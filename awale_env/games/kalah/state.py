@@ -9,16 +9,15 @@ other player.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
-from awale_env.errors import IllegalMoveError
-from awale_env.games.base import BoardState, read_only
+from awale_env.games import two_rows
 from awale_env.games.kalah import kernels as core
-from awale_env.games.validation import check_counts, check_int, check_max_plies, check_ply, digit_index, is_int
+from awale_env.games.two_rows import RowsState
+from awale_env.games.validation import check_int, check_max_plies
 
 NUM_ACTIONS = core.NUM_ACTIONS
 DEFAULT_MAX_PLIES = 1000  # OpenSpiel's mancala's game length
@@ -64,15 +63,19 @@ class Rules:
         return dataclasses.asdict(self)
 
 
-class State(BoardState):
+class State(RowsState):
     """A position of Kalah (rules: docs/rules_kalah.md). Pits 0..5 are player 0's, 6..11 player 1's; action ``a`` of
     the player to move is their pit ``6 * to_move + a``. States are immutable and hashable; :meth:`play` returns a
     new one."""
 
-    __slots__ = ("_board", "_stores", "_to_move", "_ply", "_max_plies", "_rules", "_status", "_legal", "_last_capture")
+    __slots__ = ()
+
+    _rules: Rules
 
     num_actions = NUM_ACTIONS
     end_reasons = core.END_REASONS
+    default_max_plies = DEFAULT_MAX_PLIES
+    max_capture = core.MAX_TOTAL_SEEDS
 
     @classmethod
     def _make(cls, board: np.ndarray, stores: np.ndarray, to_move: int, ply: int, max_plies: int, rules: Rules,
@@ -80,17 +83,14 @@ class State(BoardState):
         """The State of a position whose board and stores the end rules may settle (rules 8-9)."""
         status = int(core.status(board, stores, ply, max_plies))
         legal = int(core.legal_bits(board, to_move)) if status == core.ONGOING else 0
-        state = object.__new__(cls)
-        state._board = board
-        state._stores = (int(stores[0]), int(stores[1]))
-        state._to_move = to_move
-        state._ply = ply
-        state._max_plies = max_plies
+        state = cls._new((int(stores[0]), int(stores[1])), to_move, ply, max_plies, status, legal, gained)
+        state._pits = board
         state._rules = rules
-        state._status = status
-        state._legal = legal
-        state._last_capture = gained
         return state
+
+    @classmethod
+    def _rules_of(cls, flags: dict[str, Any]) -> Rules:
+        return Rules.of(**flags)
 
     # --- construction -----------------------------------------------------------------------------------------
 
@@ -104,49 +104,13 @@ class State(BoardState):
         return cls._make(board, stores, 0, 0, check_max_plies(max_plies), rules, 0)
 
     @classmethod
-    def from_position(
-        cls,
-        board: Iterable[int],
-        stores: Iterable[int] = (0, 0),
-        to_move: int = 0,
-        ply: int = 0,
-        max_plies: int | None = DEFAULT_MAX_PLIES,
-        **flags: Any,
-    ) -> State:
-        """A position from 12 pit counts and the two stores, holding at most the game's seeds (fewer is allowed, for
-        studies). The end rule applies at once: with a row empty the game is over and the seeds are counted."""
-        board = check_counts("board", board, core.NUM_PITS)
-        stores = check_counts("stores", stores, 2)
-        to_move = check_int("to_move", to_move, 0, 1)
-        ply = check_ply(ply)
-        limit = check_max_plies(max_plies)
-        rules = Rules.of(**flags)
-        total = sum(board) + sum(stores)
-        if total > rules.total_seeds:
-            raise ValueError(f"the board and stores hold {total} seeds; the game has {rules.total_seeds}")
+    def _settled(cls, board: list[int], stores: tuple[int, int], to_move: int, ply: int, max_plies: int,
+                 rules: Rules) -> State:  # fmt: skip
+        """A State from checked values; with a row empty the game is over and the seeds are counted."""
         pits = np.array(board, dtype=core.PIT_DTYPE)
-        return cls._make(pits, np.array(stores, dtype=core.STORE_DTYPE), to_move, ply, limit, rules, 0)
-
-    def at_position(self, board: np.ndarray, stores: tuple[int, int], to_move: int, ply: int) -> State:
-        return self.from_position(board.tolist(), stores, to_move, ply, self.max_plies, **self._rules.to_dict())
+        return cls._make(pits, np.array(stores, dtype=core.STORE_DTYPE), to_move, ply, max_plies, rules, 0)
 
     # --- reading ------------------------------------------------------------------------------------------------
-
-    @property
-    def board(self) -> tuple[int, ...]:
-        """Seeds per pit, pits 0..5 player 0's and 6..11 player 1's (empty once the game is over: the seeds left
-        are counted in the stores)."""
-        return tuple(self._board.tolist())
-
-    @property
-    def pits(self) -> np.ndarray:
-        """The board as the compiled core sees it: a read-only ``int8[12]`` view."""
-        return read_only(self._board)
-
-    @property
-    def rules(self) -> Rules:
-        """The rule flags this game is played with (``rules.code`` for the kernels)."""
-        return self._rules
 
     @property
     def total_seeds(self) -> int:
@@ -157,91 +121,26 @@ class State(BoardState):
         """float32[16] from ``player``'s point of view (default: the player to move): own row, opponent's row, own
         and opponent's store, ply fraction, and whether ``player`` is to move (layout:
         :func:`awale_env.games.kalah.kernels.observe`)."""
-        player = self._to_move if player is None else player
-        if isinstance(player, bool) or player not in (0, 1):
-            raise ValueError(f"player must be 0 or 1, got {player!r}")
         out = np.empty(core.OBS_SIZE, dtype=np.float32)
         stores = np.array(self._stores, dtype=core.STORE_DTYPE)
-        core.observe(self._board, stores, self._ply, self._max_plies, int(player), self._to_move,
+        core.observe(self._pits, stores, self._ply, self._max_plies, self._viewer(player), self._to_move,
                      self._rules.total_seeds, out)  # fmt: skip
         return out
 
     # --- playing ------------------------------------------------------------------------------------------------
 
-    def to_action(self, move: int | str) -> int:
-        """The legal action of ``move`` (an int or a digit string ``"0"``-``"5"``), or IllegalMoveError."""
-        if type(move) is int and 0 <= move < NUM_ACTIONS and (self._legal >> move) & 1:
-            return move  # fast path for the common case
-        action = digit_index(move, NUM_ACTIONS) if isinstance(move, str) else None
-        if action is None and is_int(move):
-            action = int(move) if 0 <= move < NUM_ACTIONS else None
-        if action is None:
-            raise IllegalMoveError(
-                f"malformed move {move!r}: a move is an action 0-{NUM_ACTIONS - 1}, as an int or a digit string"
-            )
-        if (self._legal >> action) & 1:
-            return action
-        if self.is_terminal:
-            raise IllegalMoveError(f"cannot play {action}: the game is over ({self.end_reason})")
-        raise IllegalMoveError(
-            f"illegal move {action} for player {self._to_move}: pit {core.ROW * self._to_move + action} is empty; "
-            f"legal moves: {' '.join(map(str, self.legal_actions()))}"
-        )
+    def _why_illegal(self, action: int) -> str:
+        return f"pit {core.ROW * self._to_move + action} is empty"
 
     def play(self, move: int | str) -> State:
         """The State after ``move`` (an action 0-5 or a digit string), the same player to move again when the last
         seed lands in its store; this State is left unchanged."""
         action = self.to_action(move)
-        board = self._board.copy()
+        board = self._pits.copy()
         stores = np.array(self._stores, dtype=core.STORE_DTYPE)
         after = int(core.next_player(board, self._to_move, action))
         gained = int(core.sow(board, stores, self._to_move, action, self._rules.code))
         return State._make(board, stores, after, self._ply + 1, self._max_plies, self._rules, gained)
-
-    # --- conversion -----------------------------------------------------------------------------------------------
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict that :meth:`from_dict` turns back into an equal State."""
-        return {
-            "game": GAME_NAME,
-            "board": list(self.board),
-            "stores": list(self._stores),
-            "to_move": self._to_move,
-            "ply": self._ply,
-            "max_plies": self.max_plies,
-            "rules": self._rules.to_dict(),
-            "end_reason": self.end_reason,
-            "last_capture": self._last_capture,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> State:
-        """Rebuild a State from :meth:`to_dict`, validating every field."""
-        data = cls._dict_fields(data, ("board", "stores", "to_move", "ply"))
-        rules = data.get("rules", {})
-        if not isinstance(rules, dict) or not all(isinstance(flag, str) for flag in rules):
-            raise ValueError(f"rules must be a dict of rule flags, got {rules!r}")
-        state = cls.from_position(data["board"], data["stores"], data["to_move"], data["ply"],
-                                  data.get("max_plies", DEFAULT_MAX_PLIES), **rules)  # fmt: skip
-        reason = data.get("end_reason")
-        if reason is not None:  # a finished game's board is empty whatever ended it: the dict says what did
-            if reason not in core.END_REASONS or any(state.board):
-                raise ValueError(f"end_reason {reason!r} needs a known reason and an empty board (all seeds counted)")
-            state._status, state._legal = core.END_REASONS.index(reason), 0
-        elif state.is_terminal:
-            raise ValueError(f"the position is over ({state.end_reason}) but end_reason is None")
-        state._last_capture = check_int("last_capture", data.get("last_capture", 0), 0, core.MAX_TOTAL_SEEDS)
-        return state
-
-    def _key(self) -> tuple:
-        """Equal positions: board, stores, player to move, ply, ply limit and rules; not ``last_capture``."""
-        return (self._board.tobytes(), self._stores, self._to_move, self._ply, self._max_plies, self._rules)
-
-    def __repr__(self) -> str:
-        return (
-            f"kalah.State(board={list(self.board)}, stores={self._stores}, to_move={self._to_move}, ply={self._ply}, "
-            f"max_plies={self.max_plies}, rules={self._rules})"
-        )
 
     def __str__(self) -> str:
         return board_diagram(self)
@@ -250,16 +149,10 @@ class State(BoardState):
 # --- the board as text (the image: :mod:`awale_env.games.kalah.render`) ------------------------------------------
 
 
-def status_line(state: State) -> str:
-    """Stores, ply, and whose turn it is or the result."""
-    s0, s1 = state.stores
-    limit = "no limit" if state.max_plies is None else f"of {state.max_plies}"
-    if state.is_terminal:
-        result = "draw" if state.winner is None else f"player {state.winner} wins"
-        status = f"game over ({state.end_reason}): {result}"
-    else:
-        status = f"player {state.to_move} to move, legal {state.legal_actions()}"
-    return f"stores: player 0 {s0} | player 1 {s1} | ply {state.ply} {limit} | {status}"
+def status_line(state: State, last_action: int | None = None) -> str:
+    """Stores, ply, and whose turn it is or the result, and the last move (who played it cannot be told from the
+    position: a move can give another turn)."""
+    return two_rows.status_line(state) + ("" if last_action is None else f" | last move {last_action}")
 
 
 def board_diagram(state: State, last_action: int | None = None) -> str:
@@ -267,18 +160,14 @@ def board_diagram(state: State, last_action: int | None = None) -> str:
     stores at the ends (player 1's on the left, player 0's on the right: sowing runs anticlockwise). ``last_action``
     is named in the status line (who played it cannot be told from the position: a move can give another turn)."""
 
-    def line(label: str, cells: Iterable[str]) -> str:
-        return f"{label:<8}" + "".join(f"{c:>4}" for c in cells)
-
     s0, s1 = state.stores
-    last = "" if last_action is None else f" | last move {last_action}"
     return "\n".join(
         [
-            line("pit", (str(p) for p in range(11, 5, -1))) + "   player 1, actions 5..0",
-            line("seeds", (str(state.board[p]) for p in range(11, 5, -1))),
+            two_rows.text_line("pit", map(str, two_rows.TOP), 4) + "   player 1, actions 5..0",
+            two_rows.text_line("seeds", (str(state.board[p]) for p in two_rows.TOP), 4),
             f"store 1 {s1:>3}{'':>20}store 0 {s0:>3}",
-            line("seeds", (str(state.board[p]) for p in range(core.ROW))),
-            line("pit", (str(p) for p in range(core.ROW))) + "   player 0, actions 0..5",
-            status_line(state) + last,
+            two_rows.text_line("seeds", (str(state.board[p]) for p in two_rows.BOTTOM), 4),
+            two_rows.text_line("pit", map(str, two_rows.BOTTOM), 4) + "   player 0, actions 0..5",
+            status_line(state, last_action),
         ]
     )

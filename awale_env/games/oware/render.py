@@ -4,11 +4,8 @@
 from __future__ import annotations
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
 
-from awale_env import drawing
-from awale_env.drawing import CELL, HOLE, LAST, MARGIN, OWN_HOLE, SEED, STORE_WIDTH, TEXT, TEXT_HEIGHT, WOOD
-from awale_env.games.oware import kernels as core
+from awale_env.games import two_rows
 from awale_env.games.oware.state import State, board_diagram, last_pit, status_line
 
 
@@ -21,27 +18,4 @@ def render_rgb(state: State, last_action: int | None = None) -> np.ndarray:
     """The 2 x 6 board as an RGB image (H x W x 3 uint8): player 1's row (pits 11..6) on top, player 0's (lighter
     holes, 0..5) below, each pit's seeds drawn and counted, the stores at the sides (player 1's left, player 0's
     right), the pit ``last_action`` was played from ringed in yellow."""
-    font = ImageFont.load_default()
-    row_height = CELL + TEXT_HEIGHT
-    board_height = 2 * row_height
-    width = 2 * MARGIN + 2 * STORE_WIDTH + core.ROW * CELL
-    height = 2 * MARGIN + board_height + 2 * TEXT_HEIGHT
-    image = Image.new("RGB", (width, height), WOOD)
-    draw = ImageDraw.Draw(image)
-    marked = last_pit(state, last_action)
-    left = MARGIN + STORE_WIDTH
-    board = state.board
-    for screen_row, pits in enumerate((range(11, 5, -1), range(core.ROW))):
-        top = MARGIN + screen_row * row_height
-        for col, pit in enumerate(pits):
-            x0, y0 = left + col * CELL, top + (TEXT_HEIGHT if screen_row == 0 else 0)
-            box = (x0 + 4, y0 + 4, x0 + CELL - 4, y0 + CELL - 4)
-            own = pit < core.ROW
-            draw.ellipse(box, fill=OWN_HOLE if own else HOLE, outline=LAST if pit == marked else None, width=4)
-            drawing.draw_dots(draw, x0 + CELL // 2, y0 + CELL // 2, [SEED] * board[pit])
-            label_y = top if screen_row == 0 else y0 + CELL
-            draw.text((x0 + 6, label_y + 3), str(pit), fill=TEXT, font=font)
-            draw.text((x0 + CELL - 22, label_y + 3), str(board[pit]), fill=TEXT, font=font)
-    drawing.draw_stores(draw, width, board_height, ("P0", "P1"), state.stores, font)
-    draw.text((MARGIN, MARGIN + board_height + 6), status_line(state, last_action), fill=TEXT, font=font)
-    return np.asarray(image, dtype=np.uint8).copy()
+    return two_rows.render_rgb(state, last_pit(state, last_action), status_line(state, last_action))

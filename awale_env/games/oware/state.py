@@ -11,17 +11,16 @@ frozenset of :func:`~awale_env.games.oware.kernels.position_key` values since th
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
 from functools import cached_property
 from numbers import Integral
 from typing import Any
 
 import numpy as np
 
-from awale_env.errors import IllegalMoveError
-from awale_env.games.base import BoardState, read_only
+from awale_env.games import two_rows
 from awale_env.games.oware import kernels as core
-from awale_env.games.validation import check_counts, check_int, check_max_plies, check_ply, check_seed
+from awale_env.games.two_rows import RowsState
+from awale_env.games.validation import check_counts, check_int, check_max_plies, check_seed
 
 NUM_ACTIONS = core.NUM_ACTIONS
 DEFAULT_MAX_PLIES = 1000
@@ -96,6 +95,10 @@ class Rules:
             | (core.STOP_AT_MAJORITY_BIT if self.stop_at_majority else 0)
         )
 
+    @property
+    def total_seeds(self) -> int:
+        return core.TOTAL_SEEDS
+
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
@@ -121,57 +124,39 @@ def key_position(key: int) -> tuple[tuple[int, ...], int]:
     return tuple(board), player
 
 
-class State(BoardState):
+class State(RowsState):
     """A position of Oware, its rules and the positions since the last capture (rules: docs/rules_oware.md).
 
     Pits 0..5 are player 0's, 6..11 player 1's (OpenSpiel's indexing); action ``a`` of the player to move is their
-    pit ``6 * to_move + a``. States are immutable and hashable; :meth:`play` returns a new one.
+    pit ``6 * to_move + a``. States are immutable and hashable; :meth:`play` returns a new one. A position from
+    ``from_position`` (rule flags: a ``preset`` and the flags overriding it) has a repetition set of itself alone, and
+    the end checks of rules 10-12 apply to it at once: a player to move without a legal move ends the game and the
+    seeds are collected as the rules say (worked example O6).
     """
 
-    __slots__ = (
-        "_pits",
-        "_stores",
-        "_to_move",
-        "_ply",
-        "_max_plies",
-        "_rules",
-        "_status",
-        "_legal",
-        "_seen",
-        "_last_capture",
-    )
+    __slots__ = ("_seen",)
 
-    _pits: np.ndarray
-    _stores: tuple[int, int]
-    _to_move: int
-    _ply: int
-    _max_plies: int
     _rules: Rules
-    _status: int
-    _legal: int
     _seen: frozenset[int]
-    _last_capture: int
 
     num_actions = NUM_ACTIONS
     end_reasons = core.END_REASONS
+    default_max_plies = DEFAULT_MAX_PLIES
+    max_capture = core.TOTAL_SEEDS
 
     @classmethod
     def _make(cls, pits, stores, to_move, ply, max_plies, rules, packed, seen, last) -> State:
         status = packed & ((1 << core.STATUS_BITS) - 1)
-        # once the game is over the repetition set no longer matters; dropping it keeps equal results equal
-        seen = seen if status == core.ONGOING else frozenset()
-        state = object.__new__(cls)
+        state = cls._new(stores, to_move, ply, max_plies, status, packed >> core.STATUS_BITS, last)
         state._pits = pits
-        state._stores = stores
-        state._to_move = to_move
-        state._ply = ply
-        state._max_plies = max_plies
         state._rules = rules
-        state._status = status
-        state._legal = packed >> core.STATUS_BITS
-        state._seen = seen
-        state._last_capture = last
+        # once the game is over the repetition set no longer matters; dropping it keeps equal results equal
+        state._seen = seen if status == core.ONGOING else frozenset()
         return state
+
+    @classmethod
+    def _rules_of(cls, flags: dict[str, Any]) -> Rules:
+        return Rules.preset(**flags)
 
     @classmethod
     def _settled(cls, board, stores, to_move, ply, max_plies, rules) -> State:
@@ -205,58 +190,11 @@ class State(BoardState):
         board = [core.SEEDS_PER_PIT] * core.NUM_PITS
         return cls._settled(board, (0, 0), first, 0, check_max_plies(max_plies), rules)
 
-    @classmethod
-    def from_position(
-        cls,
-        board: Iterable[int],
-        stores: Iterable[int] = (0, 0),
-        to_move: int = 0,
-        ply: int = 0,
-        preset: str | Rules = "texts",
-        max_plies: int | None = DEFAULT_MAX_PLIES,
-        **flags: Any,
-    ) -> State:
-        """A position from 12 pit counts (spec indexing) and the stores; its repetition set starts with itself.
-
-        The board and stores together may hold at most 48 seeds (fewer is allowed, for studies). The end checks of
-        rules 10-12 apply at once: a player to move without a legal move ends the game and the seeds are collected
-        as the rules say (worked example O6).
-        """
-        board = check_counts("board", board, core.NUM_PITS)
-        stores = check_counts("stores", stores, 2)
-        to_move = check_int("to_move", to_move, 0, 1)
-        ply = check_ply(ply)
-        limit = check_max_plies(max_plies)
-        rules = Rules.preset(preset, **flags)
-        total = sum(board) + sum(stores)
-        if total > core.TOTAL_SEEDS:
-            raise ValueError(f"the board and stores hold {total} seeds; the game has {core.TOTAL_SEEDS}")
-        return cls._settled(board, (stores[0], stores[1]), to_move, ply, limit, rules)
-
-    def at_position(self, board: np.ndarray, stores: tuple[int, int], to_move: int, ply: int) -> State:
-        return self.from_position(board.tolist(), stores, to_move, ply, self._rules, self.max_plies)
-
     @property
     def first_player_drawn(self) -> bool:
         return self._rules.first_player == "random"
 
     # --- reading ------------------------------------------------------------------------------------------------
-
-    @property
-    def board(self) -> tuple[int, ...]:
-        """Seeds per pit, pits 0..5 player 0's and 6..11 player 1's (empty once the game is over: rules 9-12
-        collect or discard every seed)."""
-        return tuple(self._pits.tolist())
-
-    @property
-    def pits(self) -> np.ndarray:
-        """The board as the compiled core sees it: a read-only ``int8[12]`` view."""
-        return read_only(self._pits)
-
-    @property
-    def rules(self) -> Rules:
-        """The rule flags this game is played with (``rules.code`` for the kernels)."""
-        return self._rules
 
     @property
     def repetition_keys(self) -> np.ndarray:
@@ -268,36 +206,12 @@ class State(BoardState):
         """Float32 vector of length 15 from ``player``'s point of view (default: the player to move): own row,
         opponent's row, own and opponent's store, ply fraction (layout:
         :func:`awale_env.games.oware.kernels.observe`)."""
-        player = self._to_move if player is None else player
-        if isinstance(player, bool) or player not in (0, 1):
-            raise ValueError(f"player must be 0 or 1, got {player!r}")
         out = np.empty(core.OBS_SIZE, dtype=np.float32)
         stores = np.array(self._stores, dtype=core.STORE_DTYPE)
-        core.observe(self._pits, stores, self._ply, self._max_plies, int(player), out)
+        core.observe(self._pits, stores, self._ply, self._max_plies, self._viewer(player), out)
         return out
 
     # --- playing ------------------------------------------------------------------------------------------------
-
-    def to_action(self, move: int | str) -> int:
-        """The legal action of ``move`` (an int or a digit string ``"0"``-``"5"``), or IllegalMoveError."""
-        if type(move) is int and 0 <= move < NUM_ACTIONS and (self._legal >> move) & 1:
-            return move  # fast path for the common case
-        if isinstance(move, str) and len(move) == 1 and move in "012345":
-            action = int(move)
-        elif isinstance(move, Integral) and not isinstance(move, bool) and 0 <= move < NUM_ACTIONS:
-            action = int(move)
-        else:
-            raise IllegalMoveError(
-                f"malformed move {move!r}: a move is an action 0-{NUM_ACTIONS - 1}, as an int or a digit string"
-            )
-        if (self._legal >> action) & 1:
-            return action
-        if self._status != core.ONGOING:
-            raise IllegalMoveError(f"cannot play {action}: the game is over ({self.end_reason})")
-        raise IllegalMoveError(
-            f"illegal move {action} for player {self._to_move}: {self._why_illegal(action)}; "
-            f"legal moves: {' '.join(map(str, self.legal_actions()))}"
-        )
 
     def _why_illegal(self, action: int) -> str:
         player = self._to_move
@@ -329,48 +243,12 @@ class State(BoardState):
 
     # --- conversion -----------------------------------------------------------------------------------------------
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict that :meth:`from_dict` turns back into an equal State; ``since_capture`` lists the
-        repetition set as ``[board, to_move]`` pairs."""
-        return {
-            "game": GAME_NAME,
-            "board": list(self.board),
-            "stores": list(self._stores),
-            "to_move": self._to_move,
-            "ply": self._ply,
-            "max_plies": self.max_plies,
-            "rules": self._rules.to_dict(),
-            "end_reason": self.end_reason,
-            "since_capture": [[list(b), p] for b, p in map(key_position, sorted(self._seen))],
-            "last_capture": self._last_capture,
-        }
+    def _history_fields(self) -> dict[str, Any]:
+        """Rule 9's set as ``since_capture``: ``[board, to_move]`` pairs."""
+        return {"since_capture": [[list(b), p] for b, p in map(key_position, sorted(self._seen))]}
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> State:
-        """Rebuild a State from :meth:`to_dict`, validating every field."""
-        data = cls._dict_fields(data, ("board", "stores", "to_move", "ply"))
-        rules = data.get("rules", {})
-        if not isinstance(rules, dict) or not all(isinstance(flag, str) for flag in rules):
-            raise ValueError(f"rules must be a dict of rule flags, got {rules!r}")
-        state = cls.from_position(
-            data["board"],
-            data["stores"],
-            data["to_move"],
-            data["ply"],
-            Rules.preset(**rules),
-            data.get("max_plies", DEFAULT_MAX_PLIES),
-        )
-        reason = data.get("end_reason")
-        if reason is not None:
-            if reason not in core.END_REASONS or any(state.board):
-                raise ValueError(f"end_reason {reason!r} needs a known reason and an empty board (all seeds settled)")
-            state._status, state._legal = core.END_REASONS.index(reason), 0
-        elif state.is_terminal:
-            raise ValueError(f"the position is over ({state.end_reason}) but end_reason is None")
-        else:
-            state._seen = cls._seen_from(data.get("since_capture"), state)
-        state._last_capture = check_int("last_capture", data.get("last_capture", 0), 0, core.TOTAL_SEEDS)
-        return state
+    def _read_history(self, data: dict[str, Any]) -> None:
+        self._seen = self._seen_from(data.get("since_capture"), self)
 
     @staticmethod
     def _seen_from(entries: Any, state: State) -> frozenset[int]:
@@ -396,14 +274,10 @@ class State(BoardState):
     def _key(self) -> tuple:
         """Equal positions: board, stores, player to move, ply, ply limit, rules, end reason and the repetition set
         (a move can end one position by repetition and not the other); not ``last_capture``."""
-        position = (self._pits.tobytes(), self._stores, self._to_move, self._ply)
-        return (*position, self._max_plies, self._rules, self._status, self._seen)
+        return (*super()._key(), self._status, self._seen)
 
-    def __repr__(self) -> str:
-        return (
-            f"oware.State(board={list(self.board)}, stores={self._stores}, to_move={self._to_move}, ply={self._ply}, "
-            f"max_plies={self.max_plies}, rules={self._rules.name!r})"
-        )
+    def _rule_fields(self) -> dict[str, Any]:
+        return {"rules": self._rules.name}
 
     def __str__(self) -> str:
         """The board as its players see it across the table: player 1's row (pits 11..6) above player 0's."""
@@ -420,12 +294,8 @@ def last_pit(state: State, last_action: int | None) -> int | None:
 
 def status_line(state: State, last_action: int | None = None) -> str:
     """Stores, ply, rules and whose turn it is or the result, and the last move."""
-    s0, s1 = state.stores
-    limit = "no limit" if state.max_plies is None else f"of {state.max_plies}"
-    status = state.result_text() or f"player {state.to_move} to move, legal {state.legal_actions()}"
     last = "" if last_action is None else f" | last move {last_action} (pit {last_pit(state, last_action)})"
-    numbers = f"player 0 {s0} | player 1 {s1} | ply {state.ply} {limit} | rules {state.rules.name}"
-    return f"stores: {numbers} | {status}{last}"
+    return two_rows.status_line(state, f" | rules {state.rules.name}") + last
 
 
 def board_diagram(state: State, last_action: int | None = None) -> str:
@@ -433,18 +303,15 @@ def board_diagram(state: State, last_action: int | None = None) -> str:
     (0..5), so sowing runs anticlockwise; the pit ``last_action`` was played from is bracketed."""
     marked = last_pit(state, last_action)
 
-    def line(label: str, cells: Iterable[str]) -> str:
-        return f"{label:<8}" + "".join(f"{c:>5}" for c in cells)
-
     def counts(pits: range) -> list[str]:
         return [f"[{state.board[p]}]" if p == marked else f"{state.board[p]} " for p in pits]
 
     return "\n".join(
         [
-            line("pit", (f"{p} " for p in range(11, 5, -1))) + "   player 1, actions 5..0",
-            line("seeds", counts(range(11, 5, -1))),
-            line("seeds", counts(range(core.ROW))),
-            line("pit", (f"{p} " for p in range(core.ROW))) + "   player 0, actions 0..5",
+            two_rows.text_line("pit", (f"{p} " for p in two_rows.TOP), 5) + "   player 1, actions 5..0",
+            two_rows.text_line("seeds", counts(two_rows.TOP), 5),
+            two_rows.text_line("seeds", counts(two_rows.BOTTOM), 5),
+            two_rows.text_line("pit", (f"{p} " for p in two_rows.BOTTOM), 5) + "   player 0, actions 0..5",
             status_line(state, last_action),
         ]
     )

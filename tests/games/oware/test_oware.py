@@ -417,7 +417,7 @@ def test_ply_limit_ends_like_a_repetition(preset, stores):
         (6, "malformed move 6"),
         (-1, "malformed"),
         ("6", "malformed"),
-        (" 1", "malformed"),
+        ("1.", "malformed"),
         ("1R", "malformed"),
         ("", "malformed"),
         (True, "malformed"),
