@@ -310,6 +310,8 @@ class BoardState:
         anything but 0 and 1."""
         if player is None:
             return self._to_move
+        if type(player) is int and 0 <= player <= 1:
+            return player  # fast path for the common case (an environment asks on every step)
         if not (is_int(player) and player in (0, 1)):
             raise ValueError(f"player must be 0 or 1, got {player!r}")
         return int(player)

@@ -72,8 +72,8 @@ class EditionState(BoardState):
         """Play a legal action on ``seeds`` (this board's copy): (seeds gained, status, next player's legal bits)."""
         raise NotImplementedError
 
-    def _observe(self, player: int, out: np.ndarray) -> None:
-        """Write ``player``'s view into ``out`` (the kernels' ``observe``)."""
+    def _observe(self, player: int) -> np.ndarray:
+        """``player``'s view, a new float32 array (the kernels' ``observe``)."""
         raise NotImplementedError
 
     # --- construction -----------------------------------------------------------------------------------------
@@ -153,9 +153,7 @@ class EditionState(BoardState):
     def observation_tensor(self, player: int | None = None) -> np.ndarray:
         """Float32 vector drawn from ``player``'s point of view (default: the player to move); the layout is the
         kernels' ``observe``."""
-        out = np.empty(len(self.colours) * NUM_HOLES + 3, dtype=np.float32)
-        self._observe(self._viewer(player), out)
-        return out
+        return self._observe(self._viewer(player))
 
     def legal_mask(self) -> np.ndarray:
         """Boolean mask of shape (num_actions,), True for legal actions (drawn afresh: with 64 actions a cache of
@@ -187,9 +185,10 @@ class EditionState(BoardState):
         gained, status, legal = self._step(seeds, action)
         s0, s1 = self._stores
         stores = (s0 + gained, s1) if self._to_move == 0 else (s0, s1 + gained)
-        return self._make(
-            seeds, stores, 1 - self._to_move, self._ply + 1, self._max_plies, self._rules, status, legal, gained
-        )
+        state = self._new(stores, 1 - self._to_move, self._ply + 1, self._max_plies, status, legal, gained)
+        state._seeds = seeds
+        state._rules = self._rules
+        return state
 
     # --- conversion -----------------------------------------------------------------------------------------------
 

@@ -88,9 +88,11 @@ class State(EditionState):
         packed = core.step(seeds, self._to_move, action, self._ply, self._max_plies, s0, s1)
         return packed & 0xFF, (packed >> 8) & 0xFF, packed >> 16
 
-    def _observe(self, player: int, out: np.ndarray) -> None:
+    def _observe(self, player: int) -> np.ndarray:
         """The layout is documented in :func:`awale_env.games.awale16.kernels.observe`."""
+        out = np.empty(core.OBS_SIZE, dtype=np.float32)
         core.observe(self._seeds, np.array(self._stores), self._ply, self._max_plies, player, out)
+        return out
 
     # --- reading ------------------------------------------------------------------------------------------------
 

@@ -86,9 +86,11 @@ class TransparentState(EditionState):
         packed = core.step(seeds, self._to_move, action, self._ply, self._max_plies, s0, s1, self._rules)
         return packed & 0xFF, (packed >> 8) & 0xFF, _spread(packed >> 16, 1 - self._to_move)
 
-    def _observe(self, player: int, out: np.ndarray) -> None:
+    def _observe(self, player: int) -> np.ndarray:
+        out = np.empty(core.OBS_SIZE, dtype=np.float32)
         stores = np.array(self._stores, dtype=core.STORE_DTYPE)
         core.observe(self._seeds, stores, self._ply, self._max_plies, player, self._rules, out)
+        return out
 
     @property
     def move_limit(self) -> int | None:
