@@ -18,7 +18,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from awale_env.kernels.pits import row_total
 from awale_env.kernels.rng import random_below
 
 ROW = 6
@@ -104,6 +103,14 @@ def sow(board, stores, player, action, code):
             board[pit] = 0
             board[opposite] = 0
     return int(stores[player]) - before
+
+
+@njit(cache=True, error_model="numpy")
+def row_total(board, player):
+    total = 0
+    for k in range(ROW * player, ROW * player + ROW):
+        total += int(board[k])
+    return total
 
 
 @njit(cache=True, error_model="numpy")

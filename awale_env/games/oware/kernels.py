@@ -25,7 +25,6 @@ from math import comb
 import numpy as np
 from numba import njit
 
-from awale_env.kernels.pits import row_total
 from awale_env.kernels.rng import random_below
 
 ROW = 6  # pits per player, also the number of actions
@@ -66,6 +65,15 @@ def initial_pits() -> np.ndarray:
 @njit(cache=True, error_model="numpy")
 def _in_row(pit, player):
     return ROW * player <= pit < ROW * player + ROW
+
+
+@njit(cache=True, error_model="numpy")
+def row_total(pits, player):
+    """Seeds in ``player``'s row."""
+    total = 0
+    for k in range(ROW * player, ROW * player + ROW):
+        total += int(pits[k])
+    return total
 
 
 @njit(cache=True, error_model="numpy")
