@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,36 +47,45 @@ def answer_times(reports: list[GameReport]) -> list[tuple[float, float]]:
              max((r.longest_answer[index] for r in reports), default=0.0)) for index in (0, 1)]  # fmt: skip
 
 
-def referee(
-    commands: tuple[str, str],
-    game: Game,
-    options: dict[str, Any],
-    max_plies: int | None,
-    games: int,
-    seconds: float,
-    startup: float,
-    seat_style: str = "names",
-    on_game: Callable[[GameReport], Any] | None = None,
-) -> list[GameReport]:
-    """Play ``games`` games between the two commands (seats alternating, program 1 first in game 1); ``on_game``
-    is told each game as it ends. ValueError for a command that cannot run or a bad setting."""
-    if games < 1 or not 0 < seconds <= MAX_SECONDS or not 0 <= startup <= MAX_SECONDS:
-        raise ValueError(f"need games >= 1, a time per move in (0, {MAX_SECONDS:g}] s and a start-up in "
-                         f"[0, {MAX_SECONDS:g}] s; got {games}, {seconds}, {startup}")  # fmt: skip
-    if seat_style not in SEAT_ARGUMENTS:
-        raise ValueError(f"the seat style is one of {', '.join(SEAT_ARGUMENTS)}, got {seat_style!r}")
-    argvs = (split_command(commands[0]), split_command(commands[1]))
+@dataclass(frozen=True)
+class Match:
+    """What ``awale referee`` plays: the two commands, the game and its rules, how many games, the seconds per answer
+    and the start-up allowance, and how seats are given. ValueError for a bad setting or a command that cannot run."""
+
+    commands: tuple[str, str]
+    game: Game
+    options: dict[str, Any]
+    max_plies: int | None
+    games: int
+    seconds: float
+    startup: float
+    seat_style: str = "names"
+
+    def __post_init__(self) -> None:
+        if self.games < 1 or not 0 < self.seconds <= MAX_SECONDS or not 0 <= self.startup <= MAX_SECONDS:
+            raise ValueError(f"need games >= 1, a time per move in (0, {MAX_SECONDS:g}] s and a start-up in "
+                             f"[0, {MAX_SECONDS:g}] s; got {self.games}, {self.seconds}, {self.startup}")  # fmt: skip
+        if self.seat_style not in SEAT_ARGUMENTS:
+            raise ValueError(f"the seat style is one of {', '.join(SEAT_ARGUMENTS)}, got {self.seat_style!r}")
+        for command in self.commands:
+            split_command(command)
+
+
+def referee(match: Match, on_game: Callable[[GameReport], Any] | None = None) -> list[GameReport]:
+    """Play ``match.games`` games between the two commands (seats alternating, program 1 first in game 1);
+    ``on_game`` is told each game as it ends."""
+    argvs = tuple(split_command(command) for command in match.commands)
     reports = []
-    for number in range(1, games + 1):
+    for number in range(1, match.games + 1):
         report = RefereedGame(
-            game,
-            options,
-            max_plies,
+            match.game,
+            match.options,
+            match.max_plies,
             lambda index, seat: Program(argvs[index], seat),
             number,
-            seconds,
-            startup,
-            seat_style,
+            match.seconds,
+            match.startup,
+            match.seat_style,
         ).play()
         reports.append(report)
         if on_game is not None:
@@ -105,27 +114,19 @@ def format_standings(commands: tuple[str, str], reports: list[GameReport]) -> st
     return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] for row in rows)
 
 
-def results_json(
-    commands: tuple[str, str],
-    game: Game,
-    options: dict[str, Any],
-    max_plies: int | None,
-    seconds: float,
-    startup: float,
-    reports: list[GameReport],
-) -> dict[str, Any]:
+def results_json(match: Match, reports: list[GameReport]) -> dict[str, Any]:
     """The match as a JSON-able dict: the settings, the programs' standings (with their commands and answer times)
     and every game."""
     programs = [
         {**standing.to_dict(), "command": command, "first_answer": first, "longest_answer": longest}
-        for standing, command, (first, longest) in zip(match_standings(reports), commands, answer_times(reports))
+        for standing, command, (first, longest) in zip(match_standings(reports), match.commands, answer_times(reports))
     ]
     return {
-        "game": game.name,
-        "rules": options,
-        "max_plies": max_plies,
-        "time_per_move": seconds,
-        "startup": startup,
+        "game": match.game.name,
+        "rules": match.options,
+        "max_plies": match.max_plies,
+        "time_per_move": match.seconds,
+        "startup": match.startup,
         "programs": programs,
         "games": [asdict(report) for report in reports],
     }
@@ -143,14 +144,7 @@ def match_players(commands: tuple[str, str]) -> list[PlayerEntry]:
 
 
 def run_match(
-    commands: tuple[str, str],
-    game: Game,
-    options: dict[str, Any],
-    max_plies: int | None,
-    games: int,
-    seconds: float,
-    startup: float,
-    seat_style: str = "names",
+    match: Match,
     out: Path | None = None,
     echo: Callable[[str], Any] = print,
     store: Store | None = None,
@@ -160,9 +154,10 @@ def run_match(
     ``store`` (a new ``referee`` event) as it ends. Returns them."""
     event = None
     if store is not None:
-        settings = {"programs": list(commands), "games": games, "rules": options, "max_plies": max_plies,
-                    "time": seconds, "startup": startup, "seat_style": seat_style}  # fmt: skip
-        event = store.event("referee", "match", game.name, settings, match_players(commands), resume=False)
+        settings = {"programs": list(match.commands), "games": match.games, "rules": match.options,
+                    "max_plies": match.max_plies, "time": match.seconds, "startup": match.startup,
+                    "seat_style": match.seat_style}  # fmt: skip
+        event = store.event("referee", "match", match.game.name, settings, match_players(match.commands), resume=False)
     played: list[GameReport] = []
 
     def on_game(report: GameReport) -> None:
@@ -171,14 +166,14 @@ def run_match(
         if store is not None:
             store_report(store, event, report.number - 1, PROGRAMS, report)
         if out is not None:
-            write_results(out, results_json(commands, game, options, max_plies, seconds, startup, played))
+            write_results(out, results_json(match, played))
 
-    reports = referee(commands, game, options, max_plies, games, seconds, startup, seat_style, on_game)
-    echo(f"{game.name}, {games} game(s), {seconds:g} s per answer (+{startup:g} s of start-up for a program's first); "
-         "every answer checked against the rules: an illegal or malformed move loses for the program that wrote "
-         "it (the course's referee checks none):")  # fmt: skip
-    echo(format_standings(commands, reports))
-    results = results_json(commands, game, options, max_plies, seconds, startup, reports)
+    reports = referee(match, on_game)
+    echo(f"{match.game.name}, {match.games} game(s), {match.seconds:g} s per answer (+{match.startup:g} s of start-up "
+         "for a program's first); every answer checked against the rules: an illegal or malformed move loses for the "
+         "program that wrote it (the course's referee checks none):")  # fmt: skip
+    echo(format_standings(match.commands, reports))
+    results = results_json(match, reports)
     if out is not None:
         write_results(out, results)
         echo(f"wrote {out}")

@@ -39,12 +39,12 @@ def referee(
     ] = None,
 ) -> None:
     """Games between two player programs through the course referee's protocol, every move checked and timed."""
-    from awale_apps.referee import run_match
+    from awale_apps.referee import Match, run_match
 
     rules, options, limit = game_options(game, rule, max_plies)
     if out is not None:
         writable_directory(out.parent)
     seat_style = "numbers" if numeric_seats else "names"
+    match = Match((program1, program2), rules, options, limit, games, seconds, startup, seat_style)
     with open_writable_store(db) as store:
-        run_match((program1, program2), rules, options, limit, games, seconds, startup, seat_style, out, typer.echo,
-                  store)  # fmt: skip
+        run_match(match, out, typer.echo, store)
