@@ -14,17 +14,15 @@ Usage: python benchmarks/bench_openspiel.py --game NAME [--option FLAG=VALUE ...
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import statistics
 import time
 from typing import Any
 
 import pyspiel
-from bench_engine import rule_flag
+from openspiel_race import race_figures, race_parser, reference_game
 
-from awale_env.games import GAMES, Game, get_game
+from awale_env.games import Game, get_game
 from awale_env.kernels.rng import make_rng
 
 
@@ -67,17 +65,12 @@ def _count_plies(game: Any, games: int, seed: int, results: list) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", required=True, choices=list(GAMES), help="our game")
-    parser.add_argument("--option", type=rule_flag, action="append", default=[], help="a rule flag, FLAG=VALUE")
-    parser.add_argument("--openspiel", help="pyspiel's name of the game (default: --game)")
+    parser = race_parser(__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=3000, help="random games per round and engine")
-    parser.add_argument("--repeats", type=int, default=5, help="rounds; each figure is the median")
-    parser.add_argument("--json", action="store_true", help="print one JSON object on the last line")
     args = parser.parse_args()
     game, options = get_game(args.game), dict(args.option)
 
-    reference = pyspiel.load_game(args.openspiel or args.game)
+    reference = reference_game(parser, args)
     ours(game, options, 10, 0)  # warm-up: compile or load the cache
     theirs(reference, 10, 0)
     rounds: dict[str, list[tuple[float, float]]] = {"ours": [], "pyspiel": []}
@@ -86,12 +79,7 @@ def main() -> None:
         rounds["ours"].append(ours(game, options, args.games, seed))
         rounds["pyspiel"].append(theirs(reference, args.games, seed))
     result: dict[str, Any] = {"game": game.name, "options": options, "cores": os.cpu_count(), "games": args.games,
-                              "repeats": args.repeats}  # fmt: skip
-    for name, figures in rounds.items():
-        result[f"{name}_plies_per_s"] = statistics.median(w for w, _ in figures)
-        result[f"{name}_cpu_plies_per_s"] = statistics.median(c for _, c in figures)
-    for clock in ("", "cpu_"):
-        result[f"{clock}ratio"] = result[f"ours_{clock}plies_per_s"] / result[f"pyspiel_{clock}plies_per_s"]
+                              "repeats": args.repeats, **race_figures(rounds, "plies")}  # fmt: skip
 
     rules = " ".join(f"{flag}={value}" for flag, value in options.items())
     print(f"{game.name} {rules}; cores: {result['cores']}; {args.games} random games per round, median of "

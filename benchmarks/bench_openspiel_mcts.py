@@ -14,18 +14,16 @@ Usage: python benchmarks/bench_openspiel_mcts.py --game NAME [--option FLAG=VALU
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import statistics
 import time
 from typing import Any
 
 import pyspiel
-from bench_engine import rule_flag
+from openspiel_race import race_figures, race_parser, reference_game
 
 from agents.mcts import MCTSAgent
-from awale_env.games import GAMES, Game, get_game
+from awale_env.games import Game, get_game
 
 
 def ours(game: Game, options: dict[str, Any], simulations: int, uct_c: float, seed: int) -> tuple[float, float]:
@@ -50,18 +48,13 @@ def theirs(game: pyspiel.Game, simulations: int, uct_c: float, seed: int) -> tup
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", required=True, choices=list(GAMES), help="our game")
-    parser.add_argument("--option", type=rule_flag, action="append", default=[], help="a rule flag, FLAG=VALUE")
-    parser.add_argument("--openspiel", help="pyspiel's name of the game (default: --game)")
+    parser = race_parser(__doc__.splitlines()[0])
     parser.add_argument("--simulations", type=int, default=20_000, help="simulations per search")
-    parser.add_argument("--repeats", type=int, default=5, help="runs of each; each figure is the median")
     parser.add_argument("--uct-c", type=float, default=2.0, help="UCT exploration constant of both searches")
-    parser.add_argument("--json", action="store_true", help="print one JSON object on the last line")
     args = parser.parse_args()
     game, options = get_game(args.game), dict(args.option)
 
-    reference = pyspiel.load_game(args.openspiel or args.game)
+    reference = reference_game(parser, args)
     ours(game, options, 100, args.uct_c, 0)  # warm-up: compile or load the cache
     theirs(reference, 100, args.uct_c, 0)
     runs: dict[str, list[tuple[float, float]]] = {"ours": [], "pyspiel": []}
@@ -69,12 +62,8 @@ def main() -> None:
         runs["ours"].append(ours(game, options, args.simulations, args.uct_c, r + 1))
         runs["pyspiel"].append(theirs(reference, args.simulations, args.uct_c, r + 1))
     result: dict[str, Any] = {"game": game.name, "options": options, "cores": os.cpu_count(),
-                              "simulations": args.simulations, "repeats": args.repeats}  # fmt: skip
-    for name, figures in runs.items():
-        result[f"{name}_simulations_per_s"] = statistics.median(w for w, _ in figures)
-        result[f"{name}_cpu_simulations_per_s"] = statistics.median(c for _, c in figures)
-    for clock in ("", "cpu_"):
-        result[f"{clock}ratio"] = result[f"ours_{clock}simulations_per_s"] / result[f"pyspiel_{clock}simulations_per_s"]
+                              "simulations": args.simulations, "repeats": args.repeats,
+                              **race_figures(runs, "simulations")}  # fmt: skip
 
     rules = " ".join(f"{flag}={value}" for flag, value in options.items())
     print(f"{game.name} {rules}; cores: {result['cores']}; {args.simulations} simulations per search, median of "
