@@ -8,8 +8,9 @@ laptop running the opponent's program and a browser).
 - ``awale tournament``: the agents as in-process entries (prepared before their first timed move) in a round robin,
   ``--games-per-pair`` games per pair, seats swapped.
 
-Games stop at ``--max-plies`` (the start-up and the first moves past the opening book are where time was lost) to
-keep the run short. Prints, per agent and setting, games, losses on time and the longest answer; ``--out`` writes
+Games stop at a ply limit to keep the run short: ``--referee-plies`` long enough for the programs' fallback to hand
+over to the loaded agent (about 8 s after launch at load 8: the longest later answer then shows the agent's time),
+``--tournament-plies`` shorter (its agents are prepared before their first timed move). Prints, per agent and setting, games, losses on time and the longest answer; ``--out`` writes
 them with their provenance.
 
     python benchmarks/bench_time_losses.py --busy 8 --out
@@ -76,17 +77,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--busy", type=int, default=8, help="busy processes beside the games")
     parser.add_argument("--games", type=int, default=2, help="awale referee: games per agent (seats alternate)")
     parser.add_argument("--games-per-pair", type=int, default=2, help="awale tournament: games per pair")
-    parser.add_argument("--max-plies", type=int, default=20, help="ply limit of each game")
+    parser.add_argument("--referee-plies", type=int, default=50, help="ply limit of awale referee's games")
+    parser.add_argument("--tournament-plies", type=int, default=20, help="ply limit of awale tournament's games")
     add_out_option(parser, "time_losses")
     args = parser.parse_args(argv)
     figures: dict[str, Any] = {"referee": {}, "tournament": {}}
     with tempfile.TemporaryDirectory() as scratch, busy_processes(args.busy):
         for spec in args.agents:
-            figures["referee"][spec] = result = refereed(args.game, spec, args.games, args.max_plies, Path(scratch))
+            figures["referee"][spec] = result = refereed(args.game, spec, args.games, args.referee_plies, Path(scratch))
             print(f"awale referee     {spec:<30} {result['games']} games, {result['time_losses']} lost on time "
                   f"(first answer {result['first_answer_s']} s, longest later {result['longest_answer_s']} s)",
                   flush=True)  # fmt: skip
-        figures["tournament"] = tournament(args.game, args.agents, args.games_per_pair, args.max_plies, Path(scratch))
+        figures["tournament"] = tournament(args.game, args.agents, args.games_per_pair, args.tournament_plies, Path(scratch))
         for spec, result in figures["tournament"].items():
             print(f"awale tournament  {spec:<30} {result['games']} games, {result['time_losses']} lost on time")
     lost = sum(r["time_losses"] for setting in figures.values() for r in setting.values())
