@@ -10,7 +10,8 @@ laptop running the opponent's program and a browser).
 
 Games stop at a ply limit to keep the run short: ``--referee-plies`` long enough for the programs' fallback to hand
 over to the loaded agent (about 8 s after launch at load 8: the longest later answer then shows the agent's time),
-``--tournament-plies`` shorter (its agents are prepared before their first timed move). Prints, per agent and setting, games, losses on time and the longest answer; ``--out`` writes
+``--tournament-plies`` shorter (its agents are prepared before their first timed move). Prints, per agent and
+setting, games, losses on time and the longest answer; ``--out`` writes
 them with their provenance.
 
     python benchmarks/bench_time_losses.py --busy 8 --out
@@ -84,11 +85,13 @@ def main(argv: list[str] | None = None) -> None:
     figures: dict[str, Any] = {"referee": {}, "tournament": {}}
     with tempfile.TemporaryDirectory() as scratch, busy_processes(args.busy):
         for spec in args.agents:
-            figures["referee"][spec] = result = refereed(args.game, spec, args.games, args.referee_plies, Path(scratch))
+            result = refereed(args.game, spec, args.games, args.referee_plies, Path(scratch))
+            figures["referee"][spec] = result
             print(f"awale referee     {spec:<30} {result['games']} games, {result['time_losses']} lost on time "
                   f"(first answer {result['first_answer_s']} s, longest later {result['longest_answer_s']} s)",
                   flush=True)  # fmt: skip
-        figures["tournament"] = tournament(args.game, args.agents, args.games_per_pair, args.tournament_plies, Path(scratch))
+        plies = args.tournament_plies
+        figures["tournament"] = tournament(args.game, args.agents, args.games_per_pair, plies, Path(scratch))
         for spec, result in figures["tournament"].items():
             print(f"awale tournament  {spec:<30} {result['games']} games, {result['time_losses']} lost on time")
     lost = sum(r["time_losses"] for setting in figures.values() for r in setting.values())
