@@ -3,8 +3,9 @@
 checked before the work, and the Ray options and session of the arena and the tournament (:func:`ray_session`).
 
 The help texts that list the games hold placeholders (``{games}``, ``{rule_flags}``, ``{max_plies}``,
-``{default_game}``) filled when a help page is shown (:class:`GameHelp`): listing the games imports every game's
-package and numba, which a command that plays one game (or none: ``awale --help``) does not need."""
+``{default_game}``) filled when a help page is shown (:class:`GameHelp`) from the games' facts kept by
+:mod:`awale_env.games.facts`: importing every game's package, and numba, is what a command that plays one game (or
+none: ``awale --help``) does not need, nor its help page."""
 
 from __future__ import annotations
 
@@ -45,16 +46,18 @@ MaxPlies = Annotated[int | None, typer.Option(help=MAX_PLIES_HELP)]
 
 
 def game_facts() -> dict[str, str]:
-    """What the help pages say about the games, by placeholder, from the registry (every game's package loaded)."""
-    from awale_env.games import DEFAULT_GAME, GAMES
+    """What the help pages say about the games, by placeholder, from the registry's facts
+    (:func:`awale_env.games.facts.game_list`: no game's package loaded once they are kept)."""
+    from awale_env.games.facts import game_list
 
+    listing = game_list()
     return {
-        "{games}": ", ".join(GAMES),
+        "{games}": ", ".join(listing.names),
         "{rule_flags}": "; ".join(
-            f"{name}: {', '.join(game.rule_options)}" for name, game in GAMES.items() if game.rule_options
+            f"{game.name}: {', '.join(game.rule_options)}" for game in listing.games if game.rule_options
         ),
-        "{max_plies}": ", ".join(f"{game.default_max_plies} for {name}" for name, game in GAMES.items()),
-        "{default_game}": DEFAULT_GAME,
+        "{max_plies}": ", ".join(f"{game.default_max_plies} for {game.name}" for game in listing.games),
+        "{default_game}": listing.default,
     }
 
 

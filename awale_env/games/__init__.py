@@ -75,6 +75,10 @@ class GameRegistry(MutableMapping[str, Game]):
     def __repr__(self) -> str:
         return f"GameRegistry({', '.join(self)})"
 
+    def registered(self) -> tuple[Game, ...]:
+        """The games registered so far, in the order they registered, without importing any package."""
+        return tuple(self._games.values())
+
     def register(self, game: Game, default: bool) -> Game:
         if not isinstance(game, Game):
             raise ValueError(f"register takes a Game, got {game!r}")
