@@ -19,9 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 from gymnasium import spaces
-from torch import nn
 
 from agents.base import Limit, check_seed
 from agents.checkpoint import atomic_write, load_tensors
@@ -29,7 +27,8 @@ from agents.extras import needs_extra
 from awale_env.errors import CheckpointError
 from awale_env.games import GAMES, Game, game_of, get_game
 
-with needs_extra("RLlib (the rllib agent, awale train rllib)"):  # without the extra: one line saying what to install
+# Ray first: without the extra, one line saying what to install comes before torch loads (seconds of CPU).
+with needs_extra("RLlib (the rllib agent, awale train rllib)"):
     from ray.rllib.core.columns import Columns
     from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
     from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
@@ -37,6 +36,8 @@ with needs_extra("RLlib (the rllib agent, awale train rllib)"):  # without the e
     from ray.rllib.utils.torch_utils import FLOAT_MIN
 
     from awale_env.rllib_env import ACTION_MASK, OBSERVATIONS, absolute_action, observation_space, policy_input
+import torch
+from torch import nn
 
 #: The module id of the one policy that plays both seats in self-play.
 SHARED_POLICY = "shared_policy"

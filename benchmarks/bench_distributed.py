@@ -30,9 +30,7 @@ from typing import Any
 
 import numpy as np
 import psutil
-import torch
 
-from agents.alphazero.network import build_network
 from awale_env.games import DEFAULT_GAME, get_game
 
 
@@ -85,6 +83,10 @@ def selfplay_config(args: argparse.Namespace, workers: int, backend: str) -> Any
 
 def selfplay(args: argparse.Namespace, make_pool: Any, config: Any) -> dict[str, float]:
     """Drive a self-play pool generation by generation, as training does."""
+    import torch  # not for --help: seconds of CPU
+
+    from agents.alphazero.network import build_network
+
     torch.manual_seed(0)
     net = build_network(config.network_config()).eval()
     started = time.perf_counter()

@@ -25,7 +25,7 @@ from agents.ppo.policy import PolicyNet, input_size
 from agents.ppo.sb3 import LearnerView
 from awale_env.games import DEFAULT_GAME, get_game
 from awale_env.gym_env import AwaleEnv
-from training.ppo.trainer import Args, train
+from training.ppo.config import Args
 
 
 def random_net(features: str) -> PolicyNet:
@@ -54,6 +54,8 @@ def env_rate(opponent: str, features: str, moves: int) -> float:
 
 def ppo_rate(moves: int) -> float:
     """Moves per second of a default-configured run (no evaluation), collection and updates together."""
+    from training.ppo.trainer import train  # torch: not for --help
+
     with tempfile.TemporaryDirectory() as run_dir:
         args = Args(
             run_dir=run_dir,

@@ -19,17 +19,19 @@ import time
 import numpy as np
 import psutil
 from provenance import add_out_option, write_result
-from sb3_contrib.common.maskable.utils import get_action_masks
 
 import agents
 from awale_env.games import DEFAULT_GAME, get_game
 from training.ppo.config import Args
-from training.ppo.pool import OpponentPool, close_envs, learner_envs
 
 
 def step_rate(vec_env: str, league: str, moves: int, n_envs: int) -> tuple[float, float, float]:
     """(learner moves per second over ``moves`` moves, seconds to start the envs and reset them, the workers'
     mean resident memory in MB, 0 without workers)."""
+    from sb3_contrib.common.maskable.utils import get_action_masks  # torch: not for --help
+
+    from training.ppo.pool import OpponentPool, close_envs, learner_envs
+
     args = Args(run_dir="unused", n_envs=n_envs, vec_env=vec_env, league=(league,), pool_random=0.0,
                 pool_greedy=0.0, pool_snapshots=0.0, pool_league=1.0)  # fmt: skip
     rng = np.random.default_rng(0)

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from awale_apps.cli import app, expand_list_options, main
 from awale_apps.cli.play import prompt
 from awale_env import RecordError
-from awale_env.games import DEFAULT_GAME, GAMES, get_game
+from awale_env.games import DEFAULT_GAME, GAMES, facts, get_game
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[1]
@@ -138,6 +138,33 @@ def test_python_m_awale_apps_runs_the_command_and_its_help_loads_no_game():
     imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if "|" in line}
     games = {f"awale_env.games.{name}" for name in GAMES}
     assert "awale_apps.cli" in imported and not imported & {"numba", "torch", *games}
+
+
+#: A program showing the help pages of ``awale`` commands (the argv lists it is given, each with ``--help``) in one
+#: process, then printing which of the packages a help page has no use for it imported.
+SHOW_HELP_PAGES = """
+import sys
+from typer.testing import CliRunner
+from awale_apps.cli import app
+for argv in sys.argv[1:]:
+    result = CliRunner().invoke(app, [*argv.split(), "--help"])
+    assert result.exit_code == 0 and "--help" in result.stdout, (argv, result.output)
+print(" ".join(name for name in ("numba", "torch", "stable_baselines3", "sb3_contrib") if name in sys.modules))
+"""
+
+
+def test_help_pages_load_neither_the_games_nor_torch():
+    """The pages listing every game's rule flags and ply limits read them from the facts kept beside the games
+    (:mod:`awale_env.games.facts`), not from the games' packages and numba; the trainers' pages read their options
+    without torch or Stable-Baselines3 (seconds of CPU each)."""
+    facts.game_list()  # the facts kept (they are, after any program that listed the games)
+    games = ["play", "arena", "referee", "demo", "tournament run"]
+    trainers = ["train ppo", "train alphazero", "train imitation"]
+    for pages, unused in ((games, "numba torch stable_baselines3 sb3_contrib"), (trainers, "torch sb3_contrib")):
+        done = subprocess.run([sys.executable, "-c", SHOW_HELP_PAGES, *pages], capture_output=True, text=True,
+                              timeout=300)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert not set(done.stdout.split()) & set(unused.split()), (pages, done.stdout)
 
 
 def help_pages() -> list[list[str]]:

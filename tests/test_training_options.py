@@ -90,11 +90,15 @@ def test_a_command_needing_ray_without_it_says_what_to_install(tmp_path, command
     ],
 )
 def test_a_module_needing_ray_run_without_it_says_what_to_install(tmp_path, module):
-    done = subprocess.run([sys.executable, "-m", *module], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    """One line saying what to install, before torch loads unless the module needs it itself (seconds of CPU)."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", *module], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120)  # fmt: skip
     assert done.returncode == 1
-    lines = done.stderr.strip().splitlines()
+    lines = [line for line in done.stderr.strip().splitlines() if not line.startswith("import time:")]
     assert len(lines) == 1 and lines[0].endswith('needs Ray: pip install "awale_env[rllib]"'), done.stderr
     assert not (tmp_path / "run").exists()
+    imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert ("torch" in imported) == (module[0] == "training.alphazero.trainer")
 
 
 def test_needs_extra_keeps_the_error_of_another_missing_module():

@@ -13,9 +13,10 @@ from typing import Annotated, Any
 
 import tyro
 
-from agents.alphazero.network import NETWORK_LIMITS, NetworkConfig
+from agents.alphazero.architecture import NETWORK_LIMITS, NetworkConfig
 from agents.bounds import Bounds
-from awale_env.games import DEFAULT_GAME, GAMES
+from awale_env.games import GAMES
+from awale_env.games.facts import game_list
 from training import runs
 from training.option_help import Hint
 
@@ -56,8 +57,8 @@ def check_run_options(config: Any) -> None:
         raise ValueError(f"--game must be one of {', '.join(GAMES)}, got {config.game!r}")
 
 
-#: The game a run learns (checked by :func:`check_run_options`).
-GameName = Annotated[str, tyro.conf.arg(help=f"the game to learn: {', '.join(GAMES)}")]
+#: The game a run learns (checked by :func:`check_run_options`); its help names the games without importing them.
+GameName = Annotated[str, tyro.conf.arg(help=f"the game to learn: {', '.join(game_list().names)}")]
 #: The seed of a run (numpy's seeding takes up to 2**32 - 1).
 Seed = Annotated[int, bounded(0, runs.MAX_SEED)]
 #: Torch's threads in a trainer's process.
@@ -69,7 +70,7 @@ class RunOptions:
     """The options of every trainer's run, first in its ``--help``; a trainer redeclares ``resume`` with the options
     a resume may change (:func:`training.runs.resume_option`), and a default of its own where it has one."""
 
-    game: GameName = DEFAULT_GAME
+    game: GameName = game_list().default
     run_dir: Annotated[str | None, runs.computed_default("runs/<trainer>-<game>", "DIR")] = None
     """the run's directory: its options (config.json), checkpoints, metrics and TensorBoard events (tb/); a new run
     needs one without a run in it"""

@@ -21,9 +21,11 @@
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import contextvars
 import dataclasses
+import importlib.util
 import io
 import json
 import math
@@ -348,7 +350,12 @@ class Trainer:
     @property
     def command(self) -> str:
         """The command that runs this trainer (also what ``--help`` shows as its usage)."""
-        return f"awale train {self.name}"
+        return trainer_command(self.name)
+
+
+def trainer_command(name: str) -> str:
+    """The command that runs the trainer ``name``."""
+    return f"awale train {name}"
 
 
 def check_resume(trainer: Trainer, config: Any, saved: dict[str, Any]) -> None:
@@ -403,22 +410,41 @@ def start(trainer: Trainer, config: Any) -> tuple[Any, Path]:
 def parse(trainer: Trainer, argv: list[str] | None, description: str) -> Any:
     """The trainer's options from the command line; with ``--resume``, the options the run saved stand in for the
     defaults, so a resume needs only the options it changes."""
-    parse_args = {"args": argv, "description": description, "prog": trainer.command}
-    token = option_help.TRAINER.set(trainer.name)
+    config = trainer_options(trainer.name, trainer.config_type, argv, description)
+    if config.resume:
+        run_dir = Path(trainer.resolve(config).run_dir)
+        check_run_kind(trainer.name, run_dir, resume=True)
+        saved = trainer.saved(run_dir)
+        if saved is not None:
+            source = run_dir / CONFIG_FILE if (run_dir / CONFIG_FILE).exists() else run_dir
+            default = from_saved(trainer.config_type, saved, source, trainer.resolve, run_dir=config.run_dir,
+                                 resume=True)  # fmt: skip
+            config = trainer_options(trainer.name, trainer.config_type, argv, description, default=default)
+    return config
+
+
+def trainer_options(name: str, config_type: type, argv: list[str] | None, description: str, **parse_args: Any) -> Any:
+    """The options of the trainer ``name`` (of ``config_type``) on the command line ``argv``, as
+    :func:`command_line` reads them; with ``--help``, its help page (``description`` first) and SystemExit."""
+    token = option_help.TRAINER.set(name)
     try:
-        config = command_line(trainer.config_type, **parse_args)
-        if config.resume:
-            run_dir = Path(trainer.resolve(config).run_dir)
-            check_run_kind(trainer.name, run_dir, resume=True)
-            saved = trainer.saved(run_dir)
-            if saved is not None:
-                source = run_dir / CONFIG_FILE if (run_dir / CONFIG_FILE).exists() else run_dir
-                default = from_saved(trainer.config_type, saved, source, trainer.resolve, run_dir=config.run_dir,
-                                     resume=True)  # fmt: skip
-                config = command_line(trainer.config_type, default=default, **parse_args)
+        return command_line(config_type, args=argv, description=description, prog=trainer_command(name), **parse_args)
     finally:
         option_help.TRAINER.reset(token)
-    return config
+
+
+def summary(docstring: str) -> str:
+    """A trainer's description on its help page: the first paragraph of its module's docstring."""
+    return docstring.split("\n\n")[0]
+
+
+def module_summary(module: str) -> str:
+    """:func:`summary` of ``module``'s docstring, read from its source without importing it: a trainer's help page
+    needs its options, not its imports (torch, Stable-Baselines3: seconds of CPU)."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError(f"no module named {module!r}", name=module)
+    return summary(ast.get_docstring(ast.parse(Path(spec.origin).read_bytes()), clean=False) or "")
 
 
 def command_line(config_type: type, **parse_args: Any) -> Any:

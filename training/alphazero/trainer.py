@@ -438,7 +438,7 @@ TRAINER = runs.Trainer(TRAINER_NAME, AlphaZeroConfig, resolved, train, STATE_FIL
 
 def main(argv: list[str] | None = None) -> None:
     """Command-line entry point (``awale train alphazero``): parse :class:`AlphaZeroConfig` with tyro and train."""
-    run = runs.main(TRAINER, argv, __doc__.splitlines()[0])
+    run = runs.main(TRAINER, argv, runs.summary(__doc__))
     best = run.dir / BEST_FILE
     print(f"best network: {best} (play it with the agent spec {runs.play_spec('alphazero', best)})")
 

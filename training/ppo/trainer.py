@@ -245,7 +245,7 @@ TRAINER = runs.Trainer(TRAINER_NAME, Args, resolved, train, CHECKPOINT, RESUMABL
 
 def main(argv: list[str] | None = None) -> None:
     """Command-line entry point (``awale train ppo``): parse :class:`Args` with tyro and train."""
-    path = runs.main(TRAINER, argv, __doc__.split("\n\n")[0])
+    path = runs.main(TRAINER, argv, runs.summary(__doc__))
     print(f"final checkpoint: {path} (play it with the agent spec {runs.play_spec('ppo', path)})")
 
 

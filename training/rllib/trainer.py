@@ -357,7 +357,7 @@ TRAINER = runs.Trainer(TRAINER_NAME, RLlibPPOConfig, resolved, train, CHECKPOINT
 def main(argv: list[str] | None = None) -> None:
     """Command-line entry point: ``python -m training.rllib.trainer [--option value ...]``; ends with the spec that
     plays the trained policy."""
-    checkpoint = runs.main(TRAINER, argv, __doc__.split("\n\n")[0])
+    checkpoint = runs.main(TRAINER, argv, runs.summary(__doc__))
     print(f"policy: {checkpoint / POLICY_FILE}")
     print(f"play it with the agent spec {runs.play_spec('rllib', checkpoint)}")
 
