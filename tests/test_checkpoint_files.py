@@ -19,9 +19,9 @@ torch = pytest.importorskip("torch")
 from cli_runner import awale  # noqa: E402
 from robustness.malicious import CreatesFile, replace_member, torch_file_running_code  # noqa: E402
 
+from agents.alphazero.architecture import NETWORK_LIMITS  # noqa: E402
 from agents.alphazero.network import (  # noqa: E402
     CHECKPOINT_FORMAT,
-    NETWORK_LIMITS,
     NetworkConfig,
     RingNet,
     load_network,

@@ -38,7 +38,6 @@ from agents.alphazero.architecture import (
     input_channels,
     network_config_of,
 )
-from agents.alphazero.architecture import NETWORK_LIMITS as NETWORK_LIMITS  # re-exported: its older home
 from agents.alphazero.architecture import checkpoint_network_config as checkpoint_network_config
 from agents.alphazero.architecture import tactic_channels as tactic_channels
 from agents.alphazero.folded import FoldedNet
