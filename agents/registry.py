@@ -80,7 +80,10 @@ AGENTS: dict[str, AgentEntry] = {
         {
             "path": (str, "checkpoint .pt written by training (default: the shipped network)"),
             "pretrained": (bool, "the network shipped in the package"),
-            "simulations": (int, "simulations per move (default 800 without a time budget)"),
+            "simulations": (
+                int,
+                "simulations per move (default without a time budget: the network's, as trained; else 800)",
+            ),
             **TIME,
             "c_puct": (float, "PUCT exploration weight (default: the network's, as trained; else 1.5)"),
             "fpu_reduction": (float, "unvisited moves' value below their parent's (default: the network's; else 0.2)"),

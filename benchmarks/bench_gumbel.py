@@ -31,7 +31,7 @@ from awale_env.games import DEFAULT_GAME, get_game
 def gumbel_against_puct(game: str, simulations: int, games: int, seed: int, opening_plies: int) -> dict[str, float]:
     """Gumbel's results against PUCT with the shipped network of ``game``, both at ``simulations`` per move."""
     net, trained = load_player(pretrained_path(game), game)
-    puct = SearchConfig(**trained, simulations=simulations).replace(search="puct")
+    puct = SearchConfig(**{**trained, "simulations": simulations}).replace(search="puct")
     evaluate = make_evaluator(net)
     start = time.perf_counter()
     wins, draws, losses = play_match(

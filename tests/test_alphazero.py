@@ -288,7 +288,7 @@ def test_agent_plays_legal_moves_within_its_budget(tmp_path, monkeypatch):
     # By the clock the search reads (moving 1 ms a reading, whatever the machine's load), it stops at its time.
     clock = use_stepping_clock(monkeypatch, 0.001, (alphazero_agent_module, "clock"), (alphazero_mcts_module, "time"))
     assert state.is_legal(timed.act(state))
-    assert 0.05 <= clock.now <= 0.05 + 0.002 and timed.last_simulations > 1
+    assert 0.05 <= clock.now <= 0.05 + 0.003 and timed.last_simulations > 1  # the last reading: the rate's
     with pytest.raises(ValueError, match="game is over"):
         timed.act(State.from_position([0] * 16, [0] * 16, (33, 31), 0))
     with pytest.raises(ValueError, match="does not exist"):
@@ -322,6 +322,71 @@ def test_the_agent_searches_by_the_settings_its_network_was_trained_with(tmp_pat
         torch.save(payload, tmp_path / "bad.pt")
         with pytest.raises(CheckpointError, match="search"):
             AlphaZeroAgent(path=str(tmp_path / "bad.pt"))
+
+
+def test_the_checkpoints_simulations_are_the_agents_default_and_a_time_given_to_it_is_searched_whole(
+    tmp_path, monkeypatch
+):
+    """A checkpoint's simulations per move are the agent's default (a spec's or a Limit's override them); an agent
+    given a time and no simulations searches until its time is up (``time=2`` is two seconds of search, not the
+    checkpoint's count, a cost of self-play); with both, whichever comes first. A move's Limit replaces only what it
+    names: an untimed agent given ``Limit(time=...)`` (the web page's cap) still stops at its simulations."""
+    from agents import Limit, make
+    from agents.alphazero import AlphaZeroAgent
+    from agents.alphazero.agent import DEFAULT_SIMULATIONS
+
+    save_checkpoint(tmp_path / "trained.pt", RingNet(TINY), search={"simulations": 24, "leaves": 1})
+    save_checkpoint(tmp_path / "plain.pt", RingNet(TINY))
+    state = random_states(1, seed=5, plies=(6, 12))[0]
+
+    def searched(agent, limit=None):
+        agent.act(state, limit)
+        return int(agent.search.visits[0, 0]) - 1  # the root's own evaluation aside
+
+    untimed = AlphaZeroAgent(path=str(tmp_path / "trained.pt"))
+    assert (untimed.config.simulations, untimed.config.leaves) == (24, 8)  # leaves: the agent's batching, not read
+    assert AlphaZeroAgent(path=str(tmp_path / "plain.pt")).config.simulations == DEFAULT_SIMULATIONS
+    assert searched(untimed) == 24
+    assert searched(make(f"alphazero:path={tmp_path / 'trained.pt'},simulations=40")) == 40
+    assert searched(untimed, Limit(simulations=10)) == 10
+    timed = AlphaZeroAgent(path=str(tmp_path / "trained.pt"), time=0.05)
+    both = AlphaZeroAgent(path=str(tmp_path / "trained.pt"), time=0.05, simulations=30)
+    # By a clock moving 1 ms a reading (a reading per network call of 8 leaves), 0.05 s is about 400 simulations.
+    clock = use_stepping_clock(monkeypatch, 0.001, (alphazero_agent_module, "clock"), (alphazero_mcts_module, "time"))
+    start = clock.now
+    assert searched(timed) > 100  # not stopped at the checkpoint's 24
+    assert 0.05 <= clock.now - start <= 0.05 + 0.003
+    assert searched(untimed, Limit(time=0.05)) == 24  # its simulations first
+    assert searched(both) == 30 and searched(timed, Limit(simulations=12)) == 12
+    assert searched(both, Limit(time=0.002)) < 30  # the time first (two network calls)
+
+
+def test_a_timed_gumbel_move_plans_its_halving_over_the_simulations_its_time_allows(tmp_path, monkeypatch):
+    """Sequential halving is planned over the whole budget: a timed Gumbel move plans it over the simulations its
+    time allows at the rate measured on the agent's last timed search, so the halving comes down to its last moves
+    instead of being cut in its first round (as a plan of the timed search's room, 200,000, would be)."""
+    from agents.alphazero import AlphaZeroAgent
+    from agents.alphazero.agent import FIRST_RATE, PLANNED_SHARE
+
+    save_checkpoint(tmp_path / "net.pt", RingNet(TINY), search={"search": "gumbel", "simulations": 16})
+    agent = AlphaZeroAgent(path=str(tmp_path / "net.pt"), considered_actions=8, time=0.1)
+    state = random_states(1, seed=2, plies=(6, 12))[0]
+    clock = use_stepping_clock(monkeypatch, 0.001, (alphazero_agent_module, "clock"), (alphazero_mcts_module, "time"))
+    seconds = 0.1
+    plans = []
+    for _ in range(4):
+        plan = agent._planned(agent.config.simulations, seconds)
+        start = clock.now
+        counts = agent.policy(state)
+        plans.append(plan)
+        assert int(agent.search.visits[0, 0]) - 1 == plan  # the plan ran to its end within the time
+        assert clock.now - start <= seconds + 0.003
+        assert clock.now - start >= seconds / 2 or not plans[1:]  # after the first move: most of the time used
+        ranked = np.sort(counts[counts > 0])[::-1]
+        assert len(ranked) >= 4 and ranked[1] > ranked[2]  # halved down to two moves: they lead the others
+        assert counts[agent.search.chosen[0]] == ranked[0]  # the move played: one of the two
+    assert plans[0] == int(FIRST_RATE * seconds * PLANNED_SHARE)
+    assert plans[-1] > plans[0]  # the clock's rate (8 leaves a millisecond) is above the first guess
 
 
 def test_search_gives_the_same_counts_without_numba():

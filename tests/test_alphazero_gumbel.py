@@ -178,3 +178,14 @@ def test_a_gumbel_run_trains_with_its_workers_and_records_its_search(tmp_path):
     saved = read_checkpoint(tmp_path / "run" / "best.pt")["search"]
     assert (saved["search"], saved["simulations"], saved["considered_actions"]) == ("gumbel", 4, 4)
     assert make(f"alphazero:path={tmp_path / 'run' / 'best.pt'},simulations=4").config.search == "gumbel"
+
+
+def test_the_gumbel_benchmark_plays_both_rules_at_the_networks_trained_constants(monkeypatch):
+    """benchmarks/bench_gumbel.py (issue 45's first benchmark) at a tiny setting: the shipped network's recorded
+    settings (its simulations among them) give way to the budget measured, and the games add up."""
+    from benchmark_scripts import load_benchmark
+
+    bench = load_benchmark("bench_gumbel", monkeypatch)
+    row = bench.gumbel_against_puct("awale16", simulations=2, games=2, seed=0, opening_plies=2)
+    assert (row["simulations"], row["wins"] + row["draws"] + row["losses"]) == (2, 2)
+    assert row["score_low"] <= row["score"] <= row["score_high"]

@@ -20,11 +20,20 @@ if TYPE_CHECKING:
 #: Where the shipped networks are: ``<game name>.pt`` for each game one is shipped for.
 PRETRAINED_DIR = Path(str(resources.files("agents.alphazero") / "pretrained"))
 
+#: The simulations per move of a network whose checkpoint records none (training records its run's).
 DEFAULT_SIMULATIONS = 800
 DEFAULT_LEAVES = 8
 #: The room a timed search has (a bound no move on one core reaches below ~4 s: memory is touched only as the
 #: tree grows).
 MAX_TIMED_SIMULATIONS = 200_000
+#: A timed Gumbel search's first guess of the simulations per second it runs (the shipped network on one core of
+#: the 2-core test machine, busy: about 2,500-3,500), which every timed search then measures again.
+FIRST_RATE = 2_000.0
+#: The share of a timed Gumbel move's time its halving is planned over: the rate of a busy machine varies from
+#: move to move, and a plan that overruns is cut in its last phase.
+PLANNED_SHARE = 0.9
+#: The shortest timed search whose rate is measured (a shorter one is mostly the overhead of a call).
+MIN_RATE_SECONDS = 0.01
 
 
 def pretrained_path(game: str | Game = DEFAULT_GAME) -> Path:
@@ -46,11 +55,16 @@ class AlphaZeroAgent:
     The network comes from ``net``, a checkpoint ``path``, or the shipped ones (``pretrained``, the default): a
     network plays the one game it was trained for, the shipped ones each game a network is shipped for, loaded when
     the agent first meets the game (:attr:`games`).
-    ``simulations`` bounds the search (default 800); ``time`` (seconds per move) stops it when the time is up
-    (with both, whichever comes first). The search's rule and constants (``search``, ``c_puct``, ``fpu_reduction``,
-    ``considered_actions``: :class:`~agents.alphazero.search_config.SearchConfig`) are the ones the network's
-    checkpoint was trained with (:func:`~agents.alphazero.architecture.checkpoint_search`; the search's defaults for a
-    network given in memory or a checkpoint that records none); a value given here overrides them.
+    The search's rule, constants and simulations per move (``search``, ``c_puct``, ``fpu_reduction``,
+    ``considered_actions``, ``simulations``: :class:`~agents.alphazero.search_config.SearchConfig`) are the ones the
+    network's checkpoint was trained with (:func:`~agents.alphazero.architecture.checkpoint_search`; the search's
+    defaults and :data:`DEFAULT_SIMULATIONS` for a network given in memory or a checkpoint that records none); a
+    value given here overrides them. ``time`` (seconds per move) stops the search when the time is up: an agent
+    given a time and no ``simulations`` searches until then (the checkpoint's count, a cost of self-play, does not
+    stop it: ``time=2`` is two seconds of search); with both, whichever comes first. A move's
+    :class:`~agents.base.Limit` replaces the budgets it names for that move, the others stay the agent's (an
+    untimed agent given ``Limit(time=1)`` stops at its simulations or after 1 s). A timed Gumbel search plans its
+    sequential halving over the simulations its time allows, by the rate its previous timed searches ran at.
     ``leaves`` leaves are evaluated per network call, spread by virtual loss: a small batch costs the network little
     more than one position. Small batches run fastest on one thread, so the agent sets the network's products to
     ``threads`` threads (:func:`~agents.alphazero.inference.set_threads`; None leaves the setting alone).
@@ -83,8 +97,6 @@ class AlphaZeroAgent:
             net, trained = load_player(pretrained_path() if path is None else path)
         if threads is not None:
             set_threads(threads)
-        if simulations is None:
-            simulations = MAX_TIMED_SIMULATIONS if time is not None else DEFAULT_SIMULATIONS
         given = {"simulations": simulations, "leaves": leaves, "search": search, "c_puct": c_puct,
                  "fpu_reduction": fpu_reduction, "considered_actions": considered_actions}  # fmt: skip
         #: The search settings given to the agent: they override those of every network it plays with.
@@ -97,6 +109,7 @@ class AlphaZeroAgent:
         self.name = "alphazero" + (f":path={path}" if path else ":pretrained" if self.pretrained else "")
         self.last_simulations = 0
         self.last_value = 0.0
+        self._rate = FIRST_RATE  # simulations/s of a timed search, measured by each (:meth:`_planned`)
         #: The games this agent can play (the arena checks it before a tournament): its network's, or with the
         #: shipped networks every game one is shipped for.
         self.games = pretrained_games() if self.pretrained else (self.net.config.game,)
@@ -105,7 +118,9 @@ class AlphaZeroAgent:
         """Search with ``net`` from now on, by the search settings it was ``trained`` with under the agent's own, its
         compiled kernels loaded (or compiled) now by a search of one network call from the game's start: a move's
         time is then all search, the first one's of a fresh process too."""
-        self.config = SearchConfig(**{**trained, **self.overrides})
+        self.config = SearchConfig(**{"simulations": DEFAULT_SIMULATIONS, **trained, **self.overrides})
+        if self.time is not None and "simulations" not in self.overrides:  # the time alone bounds its moves
+            self.config = self.config.replace(simulations=MAX_TIMED_SIMULATIONS)
         self.net = net
         if isinstance(net, NumpyNet):
             self.evaluate = net
@@ -156,16 +171,37 @@ class AlphaZeroAgent:
         self._check_game(state)
         if state.is_terminal:
             raise ValueError("the game is over: there is no move to choose")
+        seconds = limited(limit, "time", self.time)
         simulations = limited(limit, "simulations", self.config.simulations)
+        if seconds is not None:
+            simulations = self._planned(simulations, seconds)
         if simulations > self.search.capacity:  # a larger tree (its memory is touched only as it grows)
             self.search = BatchedSearch(1, self.config.replace(simulations=simulations), game=self.search.game.name)
-        seconds = limited(limit, "time", self.time)
-        deadline = None if seconds is None else clock.perf_counter() + seconds
+        start = clock.perf_counter()
+        deadline = None if seconds is None else start + seconds
         evaluations = self.search.evaluations
         counts, values = self.search.run_states([state], self.evaluate, simulations=simulations, deadline=deadline)
         self.last_simulations = self.search.evaluations - evaluations
         self.last_value = float(values[0])
+        if seconds is not None:
+            self._measure(int(self.search.visits[0, 0]), clock.perf_counter() - start)
         return counts[0]
+
+    def _planned(self, simulations: int, seconds: float) -> int:
+        """The simulations a move of at most ``simulations`` and ``seconds`` plans: PUCT's search may stop at any
+        point, so ``simulations``; Gumbel's sequential halving is planned over its whole budget (a search cut short
+        halves no more), so no more than most of its time allows (:data:`PLANNED_SHARE`) at the rate measured
+        before."""
+        if self.config.search != "gumbel":
+            return simulations
+        return min(simulations, max(1, int(self._rate * seconds * PLANNED_SHARE)))
+
+    def _measure(self, simulations: int, seconds: float) -> None:
+        """Take the rate of a timed search of ``simulations`` in ``seconds`` as the next one's, unless the network
+        was asked for less than half of them (a search among the terminal positions of an ending or of a warm-up's
+        short game runs far faster than a move's) or the time is too short to read."""
+        if seconds >= MIN_RATE_SECONDS and 2 * self.last_simulations >= simulations:
+            self._rate = simulations / seconds
 
     def principal_variation(self, state: Any, plies: int = 12) -> list[int]:
         """The line the last search (of ``state``, by :meth:`policy` or :meth:`act`) expects: the most visited child

@@ -16,9 +16,10 @@ Rule = Literal["puct", "gumbel"]
 RULES: tuple[str, ...] = get_args(Rule)
 
 
-#: The settings a network plays by as it was trained (a checkpoint records them; the agent takes them as defaults):
-#: the others are budgets (simulations, leaves) or self-play's noise.
-PLAYED = ("search", "c_puct", "fpu_reduction", "considered_actions", "value_scale", "visit_scale")
+#: The settings a network plays by as it was trained (a checkpoint records them; the agent takes them as defaults,
+#: the simulations for a move given no time): the others are self-play's noise, and ``leaves``, how one process
+#: batches its network calls (self-play fills a batch with many games, the agent's one game with several leaves).
+PLAYED = ("search", "c_puct", "fpu_reduction", "considered_actions", "value_scale", "visit_scale", "simulations")
 
 
 @dataclass
