@@ -91,3 +91,12 @@ def test_no_writable_place_leaves_the_facts_to_the_registry(tmp_path, monkeypatc
         assert facts.packaged_games() == facts.from_registry()
     finally:
         facts.packaged_games.cache_clear()
+
+
+def test_a_failed_write_leaves_no_file_behind(kept_in, monkeypatch):
+    def full_disk(source, target):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(facts.os, "replace", full_disk)
+    facts.write(facts.from_registry(), facts.fingerprint())
+    assert list(kept_in.parent.iterdir()) == []

@@ -139,14 +139,17 @@ def write(listing: GameList, digest: str) -> None:
     reading it); nowhere if none does."""
     text = json.dumps(to_json(listing, digest))
     for path in places():
+        written = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".tmp", delete=False) as file:
+                written = Path(file.name)
                 file.write(text)
-            os.replace(file.name, path)
+            os.replace(written, path)
             return
         except OSError:
-            continue
+            if written is not None:
+                written.unlink(missing_ok=True)  # a full disk: no half file left behind
 
 
 @cache
