@@ -324,6 +324,23 @@ def test_the_agent_searches_by_the_settings_its_network_was_trained_with(tmp_pat
             AlphaZeroAgent(path=str(tmp_path / "bad.pt"))
 
 
+def test_self_play_workers_receive_the_search_configuration_not_the_runs(tmp_path):
+    """A self-play worker (a process or a Ray actor) receives a small WorkerSettings, whose search is the run's
+    SearchConfig, built and checked once by the learner: not the run's configuration to rebuild and check again."""
+    import pickle
+
+    from training.alphazero.config import AlphaZeroConfig
+    from training.alphazero.selfplay_pool import WorkerSettings
+
+    config = AlphaZeroConfig(run_dir=str(tmp_path), search="gumbel", simulations=16, c_puct=2.5, games_per_worker=4)
+    settings = WorkerSettings.of(config)
+    assert settings.search == config.search_config() == SearchConfig.of(config)
+    assert (settings.search.search, settings.search.simulations, settings.search.c_puct) == ("gumbel", 16, 2.5)
+    sent = pickle.dumps(settings)  # what a worker process or actor unpickles: nothing of the run's configuration
+    assert b"AlphaZeroConfig" not in sent and b"references" not in sent and len(sent) < len(pickle.dumps(config))
+    assert settings.games_of(worker=1, start_generation=0).search.config == settings.search
+
+
 def test_the_checkpoints_simulations_are_the_agents_default_and_a_time_given_to_it_is_searched_whole(
     tmp_path, monkeypatch
 ):
