@@ -267,7 +267,7 @@ def test_a_shipped_network_plays_the_moves_it_plays_through_torch(path):
     np.testing.assert_allclose(got_logits, logits.numpy(), **OUTPUTS_TOLERANCE)
     np.testing.assert_allclose(got_values, values.numpy(), **OUTPUTS_TOLERANCE)
     numpy_agent = AlphaZeroAgent(path=str(path), simulations=200)
-    torch_agent = AlphaZeroAgent(net=torch_net, simulations=200, **settings)
+    torch_agent = AlphaZeroAgent(net=torch_net, **{**settings, "simulations": 200})
     assert type(numpy_agent.evaluate) is NumpyNet and type(torch_agent.evaluate) is FoldedNet
     states = random_positions.random_states(numpy_net.config.game, 12, 8, (0, 60))
     assert [numpy_agent.act(s) for s in states] == [torch_agent.act(s) for s in states]
