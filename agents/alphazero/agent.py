@@ -109,7 +109,7 @@ class AlphaZeroAgent:
         self.name = "alphazero" + (f":path={path}" if path else ":pretrained" if self.pretrained else "")
         self.last_simulations = 0
         self.last_value = 0.0
-        self._rate = FIRST_RATE  # simulations/s of a timed search, measured by each (:meth:`_planned`)
+        self._rate = FIRST_RATE  # simulations/s of a timed search, measured by each (:meth:`_measure`)
         #: The games this agent can play (the arena checks it before a tournament): its network's, or with the
         #: shipped networks every game one is shipped for.
         self.games = pretrained_games() if self.pretrained else (self.net.config.game,)
