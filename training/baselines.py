@@ -34,19 +34,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-import matplotlib
+import numpy as np
+import tyro
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import tyro  # noqa: E402
-
-from agents import format_spec  # noqa: E402
-from agents.extras import MissingExtraError  # noqa: E402
-from agents.ppo.checkpoint import open_checkpoint, read_config  # noqa: E402
-from awale_env.errors import CheckpointError  # noqa: E402
-from competition import arena  # noqa: E402
-from training.rllib.files import TRAINER_FILE, kept_checkpoints  # noqa: E402
+from agents import format_spec
+from agents.extras import MissingExtraError
+from awale_env.errors import CheckpointError
+from training.rllib.files import TRAINER_FILE, kept_checkpoints
 
 ANCHORS = ("random", "greedy", "alphabeta:depth=2", "alphabeta:depth=4", "alphabeta:depth=6")
 #: Where ``measure`` writes by default: beside the runs (``runs/<trainer>-<game>``), never into a source tree.
@@ -119,6 +113,8 @@ class Checkpoint:
 
 def ppo_checkpoints(run_dir: Path) -> list[Checkpoint]:
     """The ``step_*.zip`` files of a PPO run, with the moves and training time their ``config.json`` records."""
+    from agents.ppo.checkpoint import open_checkpoint, read_config  # agents.ppo's SB3 helpers: not for --help
+
     found = []
     for path in sorted((run_dir / "checkpoints").glob("step_*.zip")):
         if not PPO_CHECKPOINT.fullmatch(path.name):
@@ -211,6 +207,8 @@ def run_checkpoints(args: Measure) -> list[Checkpoint]:
 def anchor_ratings(args: Measure, out_dir: Path) -> dict[str, Any]:
     """The anchors' ratings (first anchor 0) from their round robin: read from ``anchors.json`` when it holds these
     anchors, games and seed, else played and written there."""
+    from competition import arena  # the games' rules and numba: not for --help
+
     path = out_dir / ANCHORS_FILE
     settings = {"anchors": list(args.anchors), "games_per_pair": args.anchor_games, "seed": args.anchor_seed}
     if path.exists():
@@ -264,6 +262,8 @@ def fixed_anchor_elo(points: np.ndarray, played: np.ndarray, ratings: np.ndarray
 
 def rate(checkpoint: Checkpoint, args: Measure, ratings: dict[str, float]) -> dict[str, Any]:
     """Play ``checkpoint`` against every anchor; its counts and its Elo with the anchors fixed."""
+    from competition import arena
+
     specs = list(args.anchors)
     points, played, counts = np.zeros(len(specs)), np.zeros(len(specs)), {}
     for i, anchor in enumerate(specs):
@@ -360,7 +360,10 @@ def write_result(result: dict[str, Any], out_dir: Path) -> None:
 
 def plot(results: list[dict[str, Any]], out: Path, title: str) -> None:
     """Elo (95 % band) against training minutes, one curve per result, the anchors as dotted lines."""
-    figure, axis = plt.subplots(figsize=(8, 5))
+    from matplotlib.figure import Figure  # only to draw: not for --help (a second of CPU)
+
+    figure = Figure(figsize=(8, 5))
+    axis = figure.subplots()
     anchors = results[0]["anchors"]["ratings"]
     for result in results:
         if result["anchors"]["ratings"] != anchors:
@@ -382,7 +385,6 @@ def plot(results: list[dict[str, Any]], out: Path, title: str) -> None:
     figure.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(out, dpi=120)
-    plt.close(figure)
 
 
 def main(argv: list[str] | None = None) -> None:
