@@ -71,17 +71,24 @@ def test_ctrl_c_in_a_terminal_stops_the_learner_and_its_worker_processes_with_on
     assert alive == [], f"left behind: {alive}"
 
 
+#: The seed of SB3's ``VecEnv.seed`` with which both games of a two-env run seat the learner first (player 0).
+LEARNER_FIRST_SEED = 2
+
+
 @pytest.mark.parametrize("opponent", ["greedy", "mcts:time=15"])
 def test_envs_close_after_an_interrupted_step_without_waiting_for_ever(opponent, monkeypatch):
     """Ctrl-C or SIGTERM in the middle of a step: one worker's answer read, the other's not (SB3's own close then
     waits for ever), or an opponent thinking for 15 s: the workers are asked to stop, then killed. The grace is 1 s
-    here, not 5: the thinking workers are killed as surely, with 8 CPU-s less spent thinking."""
+    here, not 5: the thinking workers are killed as surely, with 8 CPU-s less spent thinking. The games are seeded so
+    that the learner moves first in both: an opponent moving first would think its 15 s inside ``reset``."""
     monkeypatch.setattr(pool, "WORKER_GRACE_S", 1.0)
     args = Args(run_dir="unused", n_envs=2, vec_env="subproc", league=(opponent,), pool_random=0.0, pool_greedy=0.0,
                 pool_snapshots=0.0, pool_league=1.0)  # fmt: skip
     env = learner_envs(OpponentPool(args), args, seed=1)
     processes = list(env.processes)
+    env.seed(LEARNER_FIRST_SEED)
     env.reset()
+    assert [info["learner_seat"] for info in env.reset_infos] == [0, 0]
     masks = np.stack(env.env_method("action_masks"))
     env.step_async(masks.argmax(axis=1))
     if opponent == "greedy":
