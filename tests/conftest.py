@@ -96,8 +96,7 @@ SLOW: tuple[str, ...] = (
     "tests/test_notebooks.py",
     "tests/test_ppo_selfplay.py::test_ctrl_c_stops_a_run_with_one_line_saying_how_to_resume",
     "tests/test_readme.py::test_readme_python_block_runs_on_its_own",
-    "tests/test_toy_game.py::test_alphabeta_mcts_and_the_vector_env_play_it",
-    "tests/test_toy_turns.py::test_the_searches_follow_the_mover",
+    "tests/test_toy_searches.py",
     "tests/test_training_hardening.py::test_alphazero_killed_mid_run_resumes_and_its_workers_end",
     "tests/test_training_options.py::test_a_bad_option_is_one_line_and_exit_code_2",
 )

@@ -1,18 +1,14 @@
 """The toy game of tests/toy_game/, a game package registered from the tests alone, runs through everything a game
 of the package does: its rules, the AEC env, the vector env (on the pure-Python batch: it has no batch kernels), and
-the agents ``random``, ``alphabeta`` and ``mcts`` (through its search kernels). tests/test_contract.py runs the whole
-contract on it."""
+the agents ``random``, ``alphabeta`` and ``mcts`` (through its search kernels: tests/toy_game_search.py, run by
+tests/test_toy_searches.py in a fresh process). tests/test_contract.py runs the whole contract on it."""
 
 from __future__ import annotations
 
 import dataclasses
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pettingzoo
-from own_numba_cache import own_cache_env
 
 from awale_env.batched import StateBatchedGames
 from awale_env.games import GAMES
@@ -69,17 +65,3 @@ def test_a_game_without_search_kernels_runs_on_the_pure_python_batch(toy_game):
         obs, rewards, terminated, _, info = vec.step(actions)
         ended += int(terminated.sum())
     assert obs.shape == (32, toy_game.obs_size) and ended > 32
-
-
-def test_alphabeta_mcts_and_the_vector_env_play_it(tmp_path):
-    """tests/toy_game_search.py in a fresh pytest process whose numba cache is its own (a copy of the shared one,
-    tests/own_numba_cache.py): the searches and the vector env's stepper compiled for the toy game must not be cached
-    beside the agents, because numba's cache index of a compiled function pickles the env types it was compiled for,
-    and a process that cannot import ``toy_game`` (any process but the tests') could not read it any more
-    (docs/architecture.md, step 4)."""
-    env = own_cache_env(tmp_path / "numba")
-    here = Path(__file__).parent
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(here / "toy_game_search.py")]
-    done = subprocess.run(command, env=env, cwd=here.parent, capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert " passed" in done.stdout.splitlines()[-1] and "skipped" not in done.stdout.splitlines()[-1]

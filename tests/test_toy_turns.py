@@ -1,15 +1,11 @@
 """The toy game with another turn (tests/toy_turns/): its rule, its State and search kernels keeping the contract of
-every game, and the compiled searches following the mover (tests/toy_turns_search.py, in a fresh process)."""
+every game, and the compiled searches following the mover (tests/toy_turns_search.py, run by
+tests/test_toy_searches.py in a fresh process)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from conftest import SHARED_KERNEL_CHECKS
-from own_numba_cache import own_cache_env
 
 from awale_env.testing import CHECKS, check_game
 
@@ -30,14 +26,3 @@ def test_a_last_seed_in_an_empty_own_pit_gives_another_turn(toy_turns):
 @pytest.mark.parametrize("check", [c for c in CHECKS if c not in SHARED_KERNEL_CHECKS])  # the rest: its search file
 def test_the_toy_game_with_another_turn_keeps_the_contract(toy_turns, check):
     check_game(toy_turns, checks=[check])
-
-
-def test_the_searches_follow_the_mover(tmp_path):
-    """tests/toy_turns_search.py in a fresh pytest process whose numba cache is its own (see
-    tests/test_toy_game.py and tests/own_numba_cache.py)."""
-    env = own_cache_env(tmp_path / "numba")
-    here = Path(__file__).parent
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(here / "toy_turns_search.py")]
-    done = subprocess.run(command, env=env, cwd=here.parent, capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert " passed" in done.stdout.splitlines()[-1] and "skipped" not in done.stdout.splitlines()[-1]

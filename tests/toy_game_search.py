@@ -1,6 +1,6 @@
 """The compiled searches and the vector env's compiled stepper on the toy game: alpha-beta's values equal plain
 minimax, ``alphabeta`` and ``mcts`` beat ``random``, the vector env plays it to the end in self-play and against its
-random opponent. Not collected by the suite itself: tests/test_toy_game.py runs this file in a fresh process with a
+random opponent. Not collected by the suite itself: tests/test_toy_searches.py runs this file in a fresh process with a
 numba cache of its own (why: its docstring)."""
 
 from __future__ import annotations

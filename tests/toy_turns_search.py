@@ -1,7 +1,7 @@
 """The compiled searches on the toy game with another turn (tests/toy_turns/): alpha-beta's values equal a plain
 minimax that follows the mover, and MCTS and AlphaZero's search find the winning move of small endgames a solver
 proves; the vector env's compiled stepper follows the mover too. Not collected by the suite itself:
-tests/test_toy_turns.py runs this file in a fresh process with a numba cache of its own (as tests/toy_game_search.py,
+tests/test_toy_searches.py runs this file in a fresh process with a numba cache of its own (as tests/toy_game_search.py,
 why: its docstring)."""
 
 from __future__ import annotations
