@@ -11,10 +11,9 @@ laptop running the opponent's program and a browser).
 Games stop at a ply limit to keep the run short: ``--referee-plies`` long enough for the programs' fallback to hand
 over to the loaded agent (about 8 s after launch at load 8: the longest later answer then shows the agent's time),
 ``--tournament-plies`` shorter (its agents are prepared before their first timed move). Prints, per agent and
-setting, games, losses on time and the longest answer; ``--out`` writes
-them with their provenance.
+setting, games, losses on time and the longest answer; ``--out`` writes them with their provenance.
 
-    python benchmarks/bench_time_losses.py --busy 8 --out
+    python benchmarks/bench_time_losses.py --game awale16_2025 --busy 8 --out
 """
 
 from __future__ import annotations
@@ -73,7 +72,7 @@ def tournament(game: str, specs: list[str], games_per_pair: int, max_plies: int,
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", default="awale16_2025", help="the course's game (default: its 2025 edition)")
+    parser.add_argument("--game", required=True, help="the course's game (registry name)")
     parser.add_argument("--agents", nargs="+", default=list(COURSE_AGENTS), help="agent specs")
     parser.add_argument("--busy", type=int, default=8, help="busy processes beside the games")
     parser.add_argument("--games", type=int, default=2, help="awale referee: games per agent (seats alternate)")
