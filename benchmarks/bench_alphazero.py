@@ -26,11 +26,10 @@ import statistics
 import time
 
 import numpy as np
-import torch
 from provenance import add_out_option, write_result
 
 from agents.alphazero.agent import AlphaZeroAgent
-from agents.alphazero.network import NetworkConfig, RingNet, make_evaluator
+from agents.alphazero.architecture import NetworkConfig
 from agents.alphazero.search_config import RULES, SearchConfig
 from agents.alphazero.selfplay import SelfPlay
 from awale_env.games import DEFAULT_GAME, get_game
@@ -73,6 +72,10 @@ def agent_rates(args: argparse.Namespace) -> dict[str, dict[str, float]]:
 
 
 def run_worker(args: argparse.Namespace, worker: int) -> dict[str, float]:
+    import torch  # here, not at the top: --help and a bad option answer without loading torch
+
+    from agents.alphazero.network import RingNet, make_evaluator
+
     torch.set_num_threads(1)
     torch.manual_seed(worker)
     net = RingNet(NetworkConfig(channels=args.channels, blocks=args.blocks))
@@ -133,6 +136,8 @@ def main() -> None:
 
     result: dict[str, object] = {"load_average_before": os.getloadavg()[0]}
     if args.only != "selfplay":
+        import torch
+
         torch.set_num_threads(1)
         result["agent_simulations_per_s"] = agent_rates(args)
         for name, rates in result["agent_simulations_per_s"].items():

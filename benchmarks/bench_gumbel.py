@@ -17,19 +17,19 @@ import argparse
 import os
 import time
 
-import torch
 from match import score_interval
 from provenance import add_out_option, write_result
 
 from agents.alphazero.agent import pretrained_games, pretrained_path
-from agents.alphazero.network import load_player, make_evaluator
 from agents.alphazero.search_config import SearchConfig
-from agents.alphazero.selfplay import play_match
 from awale_env.games import DEFAULT_GAME, get_game
 
 
 def gumbel_against_puct(game: str, simulations: int, games: int, seed: int, opening_plies: int) -> dict[str, float]:
     """Gumbel's results against PUCT with the shipped network of ``game``, both at ``simulations`` per move."""
+    from agents.alphazero.network import load_player, make_evaluator  # torch: after --help
+    from agents.alphazero.selfplay import play_match
+
     net, trained = load_player(pretrained_path(game), game)
     puct = SearchConfig(**{**trained, "simulations": simulations}).replace(search="puct")
     evaluate = make_evaluator(net)
@@ -54,6 +54,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the openings")
     add_out_option(parser, "gumbel")
     args = parser.parse_args()
+    import torch  # after --help and a bad option: torch takes seconds to load
+
     torch.set_num_threads(1)
     load_before = os.getloadavg()[0]
     rows = {}
