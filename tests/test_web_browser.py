@@ -111,17 +111,32 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         process.wait(timeout=20)
 
 
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[webdriver.Chrome]:
+@pytest.fixture(scope="module")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
+    """One headless Chromium for the module's tests (each start costs about 1.7 CPU-s); :func:`browser` hands it to
+    each test as a new profile would be."""
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"):
+    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path_factory.mktemp('chromium') / 'profile'}"):
         options.add_argument(flag)
     driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
     try:
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture
+def browser(chromium: webdriver.Chrome, server: str) -> Iterator[webdriver.Chrome]:
+    """The module's Chromium with nothing left of an earlier test: the server origin's storage and cookies emptied
+    (the page keeps its game's id in localStorage), the window at its first size, on a blank page."""
+    size = chromium.get_window_size()
+    chromium.get(f"{server}/api/config")
+    chromium.execute_script("localStorage.clear(); sessionStorage.clear()")
+    chromium.delete_all_cookies()
+    chromium.get("about:blank")
+    yield chromium
+    chromium.set_window_size(size["width"], size["height"])  # a test may resize it (the docs' screenshot)
 
 
 def history(driver: webdriver.Chrome) -> list[str]:
