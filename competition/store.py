@@ -2,16 +2,17 @@
 (``awale arena --db``) and referee matches (``awale referee --db``) keep every game, so that every result of the
 toolkit can land in one place and be read back without the toolkit (docs/tournament.md shows the SQL).
 
-Tables (:data:`TABLES` as version 1 made them, then each of :data:`MIGRATIONS`; :data:`STANDINGS_VIEW`): ``meta``
+Tables (:data:`TABLES` as version 1 made them, then each of :data:`MIGRATIONS`): ``meta``
 (the file's format and version), ``events`` (one competition each: its kind, ``tournament`` / ``arena`` /
 ``referee``, its name, its settings as JSON and the toolkit version that made it),
 ``players`` (per event: name, kind ``command`` / ``agent``, the command or spec, and the SHA-256 of the command's
 executable or the agent's network file), ``games`` (per event and task index: the players in each seat, the winner's
 seat, the seeds each seat captured, the plies, how it ended, the opening, the starting position's seed and when it
 ended), ``moves`` (every move of a game with its ply, seat and seconds), ``faults`` (the game a player lost by a
-fault: its kind, ply, answer, position and what happened), and the view ``standings`` (points, wins, draws, losses
-and faults per player of each event). Seats: 0 is JoueurA (who moves first) in refereed games and tournaments, the
-rules' player 0 in the arena.
+fault: its kind, ply, answer, position and what happened), and ``standings`` (games, points, wins, draws, losses
+and faults per player of each event: :func:`competition.ratings.tally`'s numbers, rewritten in the transaction of
+each game and of each migration, so that plain SQL reads the one tally). Seats: 0 is JoueurA (who moves first)
+in refereed games and tournaments, the rules' player 0 in the arena.
 
 Versions: a file made by an earlier toolkit is brought up to date by the migrations it lacks, in one transaction,
 when it is opened for writing; opened for reading, it is read through an up-to-date copy in memory (the file is left
@@ -42,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from awale_env import __version__
-from competition.ratings import Outcome, Standing, tally
+from competition.ratings import Outcome, Standing, Table, tally
 
 #: What the ``meta`` table says this file is.
 FORMAT = "awale results store"
@@ -104,28 +105,27 @@ CREATE TABLE faults (
 """
 #: The changes of the schema since version 1, in order: the k-th (from 0) brings a file of version k + 1 to version
 #: k + 2. Append only; a new store is made as version 1 and brought up by all of them, as an older file is.
+#: A migration's rows are filled by the store after its SQL, in the same transaction: the ``standings`` table of every
+#: event is rewritten from its games (:func:`_write_standings`) whenever a file is brought up to date.
 MIGRATIONS = (
     # version 2: the toolkit version that made each event (NULL for the events of a version 1 file)
     "ALTER TABLE events ADD COLUMN toolkit TEXT;",
+    # version 3: the standings as a table the store writes from the one tally (was a view counting in SQL)
+    """DROP VIEW IF EXISTS standings;
+CREATE TABLE standings (
+    event INTEGER NOT NULL REFERENCES events(id),
+    player TEXT NOT NULL,
+    games INTEGER NOT NULL,
+    points REAL NOT NULL,
+    wins INTEGER NOT NULL,
+    draws INTEGER NOT NULL,
+    losses INTEGER NOT NULL,
+    faults INTEGER NOT NULL,
+    PRIMARY KEY (event, player)
+);""",
 )
 #: The schema version this module writes and reads.
 VERSION = 1 + len(MIGRATIONS)
-#: The standings view (a player without a game has 0 games and 0 points): remade whenever a store is opened for
-#: writing, so that a file made by an earlier toolkit gets it too.
-STANDINGS_VIEW = """
-DROP VIEW IF EXISTS standings;
-CREATE VIEW standings AS
-SELECT p.event AS event, p.name AS player,
-       COUNT(g.id) AS games,
-       SUM(CASE WHEN g.id IS NULL THEN 0.0 WHEN g.winner IS NULL THEN 0.5
-                WHEN (g.winner = 0) = (g.player0 = p.id) THEN 1.0 ELSE 0.0 END) AS points,
-       SUM(g.winner IS NOT NULL AND (g.winner = 0) = (g.player0 = p.id)) AS wins,
-       SUM(g.id IS NOT NULL AND g.winner IS NULL) AS draws,
-       SUM(g.winner IS NOT NULL AND (g.winner = 0) != (g.player0 = p.id)) AS losses,
-       (SELECT COUNT(*) FROM faults f WHERE f.player = p.id) AS faults
-FROM players p LEFT JOIN games g ON g.event = p.event AND p.id IN (g.player0, g.player1)
-GROUP BY p.id;
-"""
 
 
 class StoreError(ValueError):
@@ -291,6 +291,7 @@ class Store:
                                            "created": _now(), "toolkit": __version__}).lastrowid  # fmt: skip
             for player in players:
                 _insert(db, "players", {"event": event, **asdict(player)})
+            _write_standings(db, event)
         return event
 
     def played_tasks(self, event: int) -> set[int]:
@@ -328,6 +329,7 @@ class Store:
                 _insert(db, "moves", {"game": game, **asdict(move)})
             if fault is not None:
                 _insert(db, "faults", {"game": game, **asdict(fault), "player": ids[fault.player]})
+            _write_standings(db, event)
         return True
 
     # --- reading -----------------------------------------------------------------------------------------------------
@@ -393,16 +395,33 @@ class Store:
     def standings(self, event: int, prior_draws: float = 1.0) -> list[Standing]:
         """The standings of ``event``, best points first (then Elo): W-D-L, faults by kind, Elo with 95 %
         intervals (:func:`competition.ratings.tally`)."""
-        faults = {row["game"]: (row["name"], row["kind"]) for row in self.connection.execute(
-            "SELECT f.game, p.name, f.kind FROM faults f JOIN players p ON p.id = f.player JOIN games g ON g.id = "
-            "f.game WHERE g.event = ?", (event,))}  # fmt: skip
-        outcomes = []
-        for game in self.games(event):
-            fault = faults.get(game.id)
-            at_fault = None if fault is None else (game.players.index(fault[0]), fault[1])
-            outcomes.append(Outcome(game.players, game.winner, at_fault))
-        table = tally([p.name for p in self.players(event)], outcomes, prior_draws)
-        return sorted(table.standings, key=lambda r: (-r.points, -r.elo))
+        return sorted(_tally(self.connection, event, prior_draws).standings, key=lambda r: (-r.points, -r.elo))
+
+
+def _tally(db: sqlite3.Connection, event: int, prior_draws: float = 1.0) -> Table:
+    """:func:`competition.ratings.tally` of the games of ``event`` in ``db``: the one tally of every standings."""
+    players = [row["name"] for row in db.execute("SELECT name FROM players WHERE event = ? ORDER BY id", (event,))]
+    rows = db.execute(
+        "SELECT a.name AS name0, b.name AS name1, g.winner, f.kind, p.name AS faulty FROM games g JOIN players a ON "
+        "a.id = g.player0 JOIN players b ON b.id = g.player1 LEFT JOIN faults f ON f.game = g.id LEFT JOIN players p "
+        "ON p.id = f.player WHERE g.event = ? ORDER BY g.task",
+        (event,),
+    )
+    outcomes = [
+        Outcome((row["name0"], row["name1"]), row["winner"],
+                None if row["kind"] is None else (int(row["faulty"] != row["name0"]), row["kind"]))
+        for row in rows
+    ]  # fmt: skip
+    return tally(players, outcomes, prior_draws)
+
+
+def _write_standings(db: sqlite3.Connection, event: int) -> None:
+    """Rewrite the ``standings`` rows of ``event`` from :func:`_tally` (inside the caller's transaction)."""
+    db.execute("DELETE FROM standings WHERE event = ?", (event,))
+    for row in _tally(db, event).standings:
+        _insert(db, "standings", {"event": event, "player": row.player, "games": row.games, "points": row.points,
+                                  "wins": row.wins, "draws": row.draws, "losses": row.losses,
+                                  "faults": sum(row.faults.values())})  # fmt: skip
 
 
 def open_store(path: str | Path, write: bool = False) -> Store:
@@ -426,7 +445,6 @@ def open_store(path: str | Path, write: bool = False) -> Store:
                                 "it to end, or give another --db file") from None  # fmt: skip
         uri = path.resolve().as_uri() + ("" if write else "?mode=ro")
         connection = _up_to_date(path, sqlite3.connect(uri, uri=True, timeout=30, isolation_level="DEFERRED"), write)
-        connection.row_factory = sqlite3.Row
     except BaseException as error:
         if lock is not None:
             if created:  # under our lock: nobody else uses the half-made file
@@ -442,6 +460,7 @@ def _up_to_date(path: Path, connection: sqlite3.Connection, write: bool) -> sqli
     """The connection to read and write ``path`` at :data:`VERSION`: the schema made in a new file, an older file
     migrated (in place for writing, in a copy in memory for reading). StoreError (the connection closed) for a file
     that is not a results store, or one of a later toolkit."""
+    connection.row_factory = sqlite3.Row
     try:
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not tables and write:
@@ -468,7 +487,8 @@ def _up_to_date(path: Path, connection: sqlite3.Connection, write: bool) -> sqli
         connection.backup(memory)
         connection.close()
         connection = memory
-    if write or int(version) < VERSION:
+        connection.row_factory = sqlite3.Row
+    if int(version) < VERSION:
         try:
             _run(connection, _migrations(int(version)))
         except StoreError as error:
@@ -488,10 +508,13 @@ def _migrations(version: int) -> str:
 
 
 def _run(connection: sqlite3.Connection, script: str) -> None:
-    """``script`` in one transaction, with the standings view: all of it or nothing. StoreError (the connection
-    closed, the cause chained) if it fails, as on a full disk."""
+    """``script`` in one transaction, then the standings of every event written from their games: all of it or
+    nothing. StoreError (the connection closed, the cause chained) if it fails, as on a full disk."""
     try:
-        connection.executescript(f"BEGIN; {script} {STANDINGS_VIEW} COMMIT;")
+        connection.executescript(f"BEGIN; {script}")
+        for row in connection.execute("SELECT id FROM events").fetchall():
+            _write_standings(connection, row["id"])
+        connection.commit()
     except sqlite3.DatabaseError as error:
         connection.rollback()
         connection.close()

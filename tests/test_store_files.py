@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from awale_env import __version__
-from competition.store import MIGRATIONS, VERSION, PlayerEntry, StoreError, open_store
+from competition.ratings import Outcome, tally
+from competition.store import MIGRATIONS, VERSION, FaultRecord, PlayerEntry, StoreError, open_store
 
 VERSION_1 = Path(__file__).parent / "data" / "tournament_v1.db"
 
@@ -60,6 +61,69 @@ def test_version_1_standings(store):
     query = "SELECT player, games, points, wins, draws, losses, faults FROM standings WHERE event = ? ORDER BY player"
     view = [tuple(row) for row in store.connection.execute(query, (tournament.id,))]
     assert view == [("alice", 3, 1.5, 1, 1, 1, 1), ("bob", 3, 1.5, 1, 1, 1, 0), ("late", 0, 0.0, 0, 0, 0, 0)]
+
+
+COLUMNS = "player, games, points, wins, draws, losses, faults"
+
+
+def sql_standings(connection: sqlite3.Connection, event: int) -> dict[str, tuple]:
+    """The ``standings`` table's rows of ``event`` as plain SQL reads them."""
+    rows = connection.execute(f"SELECT {COLUMNS} FROM standings WHERE event = ?", (event,))
+    return {row[0]: tuple(row[1:]) for row in rows}
+
+
+def tallied(players: list[str], outcomes: list[Outcome]) -> dict[str, tuple]:
+    """What the one tally (competition.ratings.tally) makes of ``outcomes``, in the table's columns."""
+    rows = tally(players, outcomes).standings
+    return {r.player: (r.games, r.points, r.wins, r.draws, r.losses, sum(r.faults.values())) for r in rows}
+
+
+def test_the_standings_table_is_the_tally_after_every_game_of_an_event_resumed_too(tmp_path):
+    """Each game, its fault and its event's standings rows go in one transaction: after every game (a win, a draw, a
+    fault by either seat) the table holds what the tally makes of the games so far, a player without a game
+    included; a resumed event goes on from the file's rows, and a reader sees the same."""
+    path, names = tmp_path / "event.db", ["a", "b", "idle"]
+    entries = [PlayerEntry(name, "agent", "random") for name in names]
+    games = [(("a", "b"), 0, None), (("b", "a"), None, None), (("a", "b"), 1, ("a", "timeout")),
+             (("b", "a"), 1, ("b", "illegal")), (("a", "b"), 0, None), (("b", "a"), 0, ("a", "crash"))]  # fmt: skip
+    outcomes: list[Outcome] = []
+    for half in (games[:3], games[3:]):
+        with open_store(path, write=True) as store:
+            event = store.event("tournament", "t", "oware", {"games": 6}, entries)
+            assert sql_standings(store.connection, event) == tallied(names, outcomes)
+            for players, winner, fault in half:
+                record = None if fault is None else FaultRecord(fault[0], fault[1], 5, None, None, "lost")
+                assert store.add_game(event, len(outcomes), players, winner, (20, 20), 30, "x", [], [], record)
+                outcomes.append(Outcome(players, winner, fault and (players.index(fault[0]), fault[1])))
+                assert sql_standings(store.connection, event) == tallied(names, outcomes)
+            assert not store.add_game(event, 0, ("a", "b"), 1, (0, 0), 1, "x", [], [])  # no game twice
+            assert sql_standings(store.connection, event) == tallied(names, outcomes)
+    assert tallied(names, outcomes)["a"] == (6, 3.5, 3, 1, 2, 2)
+    with open_store(path) as store, sqlite3.connect(path) as plain:
+        assert sql_standings(store.connection, event) == sql_standings(plain, event) == tallied(names, outcomes)
+
+
+def test_a_version_2_file_gets_the_standings_table_in_place_of_its_view(tmp_path):
+    """Version 3 replaces the SQL view (a second tally, whatever it counted) with the table: a reader gets it in its
+    copy in memory (the file left as it was), a writer in the file, both filled from the games of every event."""
+    path = tmp_path / "v2.db"
+    shutil.copyfile(VERSION_1, path)
+    wrong_view = "SELECT p.event AS event, p.name AS player, 0 AS games, 0.5 AS points, 0 AS wins, 0 AS draws, "
+    wrong_view += "0 AS losses, 0 AS faults FROM players p"
+    with sqlite3.connect(path) as connection:
+        connection.executescript(f"{MIGRATIONS[0]} UPDATE meta SET value = '2' WHERE key = 'version'; "
+                                 f"DROP VIEW standings; CREATE VIEW standings AS {wrong_view};")  # fmt: skip
+    expected = {"alice": (3, 1.5, 1, 1, 1, 1), "bob": (3, 1.5, 1, 1, 1, 0), "late": (0, 0.0, 0, 0, 0, 0)}
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    with open_store(path) as store:
+        assert sql_standings(store.connection, 1) == expected
+        assert len(sql_standings(store.connection, 2)) == len(store.players(2)) > 0
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before and version(path) == "2"
+    open_store(path, write=True).close()
+    assert version(path) == str(VERSION)
+    with sqlite3.connect(path) as plain:
+        assert plain.execute("SELECT type FROM sqlite_master WHERE name = 'standings'").fetchone() == ("table",)
+        assert sql_standings(plain, 1) == expected
 
 
 def version(path: Path) -> str:

@@ -244,7 +244,7 @@ def test_serve_refuses_a_bad_db_in_one_line(tmp_path, kind):
 
 def test_standings_of_a_tournament_before_every_pair_met_are_defined_everywhere(tmp_path):
     """Three players, two games played, both won by "a" against "b" ("c" has none): the store, the CLI, the web
-    page and the documented SQL view all give standings (no singular matrix, no server error), with "c" at the mean
+    page and the documented SQL all give standings (no singular matrix, no server error), with "c" at the mean
     and nothing in its columns."""
     path = tmp_path / "partial.db"
     players = [PlayerEntry(name, "agent", "random") for name in ("a", "b", "c")]
@@ -268,16 +268,3 @@ def test_standings_of_a_tournament_before_every_pair_met_are_defined_everywhere(
     query = (Path(__file__).parents[1] / "docs" / "tournament.md").read_text().split("```sql\n")[1].split("```")[0]
     by_player = {row[0]: row[1:] for row in sqlite3.connect(path).execute(query)}
     assert by_player == {"a": (2.0, 2, 0, 0, 0), "b": (0.0, 0, 0, 2, 0), "c": (0.0, 0, 0, 0, 0)}
-
-
-def test_a_store_made_before_the_view_was_fixed_gets_it_when_written(tmp_path):
-    """The old view gave half a point to a player without a game: a store opened for writing has it remade."""
-    path = tmp_path / "old.db"
-    with open_store(path, write=True) as store:
-        store.event("referee", "match", GAME, {}, [PlayerEntry("idle", "command", "./idle")])
-    old_view = "SELECT p.event AS event, p.name AS player, 0.5 AS points FROM players p"
-    with sqlite3.connect(path) as connection:
-        connection.executescript(f"DROP VIEW standings; CREATE VIEW standings AS {old_view};")
-    open_store(path, write=True).close()
-    row = sqlite3.connect(path).execute("SELECT games, points, wins FROM standings").fetchone()
-    assert row == (0, 0.0, 0)
