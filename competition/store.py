@@ -10,7 +10,7 @@ executable or the agent's network file), ``games`` (per event and task index: th
 seat, the seeds each seat captured, the plies, how it ended, the opening, the starting position's seed and when it
 ended), ``moves`` (every move of a game with its ply, seat and seconds), ``faults`` (the game a player lost by a
 fault: its kind, ply, answer, position and what happened), and ``standings`` (games, points, wins, draws, losses
-and faults per player of each event: :func:`competition.ratings.tally`'s numbers, rewritten in the transaction of
+and faults per player of each event: :func:`competition.ratings.tally`'s numbers, written in the transaction of
 each game and of each migration, so that plain SQL reads the one tally). Seats: 0 is JoueurA (who moves first)
 in refereed games and tournaments, the rules' player 0 in the arena.
 
@@ -329,7 +329,8 @@ class Store:
                 _insert(db, "moves", {"game": game, **asdict(move)})
             if fault is not None:
                 _insert(db, "faults", {"game": game, **asdict(fault), "player": ids[fault.player]})
-            _write_standings(db, event)
+            faulty = None if fault is None else (fault.player, fault.kind)
+            _add_to_standings(db, event, _outcome(players, winner, faulty))
         return True
 
     # --- reading -----------------------------------------------------------------------------------------------------
@@ -408,20 +409,44 @@ def _tally(db: sqlite3.Connection, event: int, prior_draws: float = 1.0) -> Tabl
         (event,),
     )
     outcomes = [
-        Outcome((row["name0"], row["name1"]), row["winner"],
-                None if row["kind"] is None else (int(row["faulty"] != row["name0"]), row["kind"]))
+        _outcome(
+            (row["name0"], row["name1"]), row["winner"], None if row["kind"] is None else (row["faulty"], row["kind"])
+        )
         for row in rows
-    ]  # fmt: skip
+    ]
     return tally(players, outcomes, prior_draws)
 
 
+def _outcome(players: tuple[str, str], winner: int | None, fault: tuple[str, str] | None) -> Outcome:
+    """A stored game's :class:`Outcome` from its players, winner's seat and fault (the player at fault, its kind)."""
+    return Outcome(players, winner, None if fault is None else (players.index(fault[0]), fault[1]))
+
+
+#: The columns of a ``standings`` row that count games (what a game adds to).
+_COUNTS = ("games", "points", "wins", "draws", "losses", "faults")
+
+
+def _standings_row(event: int, standing: Standing) -> dict[str, Any]:
+    """The ``standings`` row of ``standing`` in ``event``, by column name."""
+    counts = (standing.games, standing.points, standing.wins, standing.draws, standing.losses)
+    return {"event": event, "player": standing.player, **dict(zip(_COUNTS, (*counts, sum(standing.faults.values()))))}
+
+
 def _write_standings(db: sqlite3.Connection, event: int) -> None:
-    """Rewrite the ``standings`` rows of ``event`` from :func:`_tally` (inside the caller's transaction)."""
+    """Rewrite the ``standings`` rows of ``event`` from :func:`_tally` of all its games (in the caller's
+    transaction)."""
     db.execute("DELETE FROM standings WHERE event = ?", (event,))
-    for row in _tally(db, event).standings:
-        _insert(db, "standings", {"event": event, "player": row.player, "games": row.games, "points": row.points,
-                                  "wins": row.wins, "draws": row.draws, "losses": row.losses,
-                                  "faults": sum(row.faults.values())})  # fmt: skip
+    for standing in _tally(db, event).standings:
+        _insert(db, "standings", _standings_row(event, standing))
+
+
+def _add_to_standings(db: sqlite3.Connection, event: int, outcome: Outcome) -> None:
+    """Add one game to the ``standings`` rows of its two players: the tally of that game alone, summed into the rows
+    (in the game's transaction), so that a game costs the same whatever the event holds already."""
+    added = ", ".join(f"{column} = {column} + :{column}" for column in _COUNTS)
+    for standing in tally(list(outcome.players), [outcome]).standings:
+        db.execute(f"UPDATE standings SET {added} WHERE event = :event AND player = :player",
+                   _standings_row(event, standing))  # fmt: skip
 
 
 def open_store(path: str | Path, write: bool = False) -> Store:
