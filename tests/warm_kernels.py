@@ -75,6 +75,23 @@ def lock_numba_cache(lock_path: str) -> None:
         setattr(IndexDataCacheFile, name, locked)
 
 
+def compile_rounds(names: list[str]) -> tuple[list[str], list[str]]:
+    """``names`` in two rounds: first one game per search env class, then the games sharing an env class with one
+    of those (the editions with transparent seeds), whose compiled searches and stepper the first round has cached:
+    two processes warming them at once would both compile the same kernels."""
+    from awale_env.games import GAMES
+
+    first, then, env_types = [], [], set()
+    for name in names:
+        try:
+            env_type = GAMES[name].search.env_type
+        except NotImplementedError:  # a game without search kernels
+            env_type = name
+        (then if env_type in env_types else first).append(name)
+        env_types.add(env_type)
+    return first, then
+
+
 def warm(out: TextIO | None = sys.stderr, processes: int = 1) -> float:
     """Warm every registered game (:func:`warm_game`) on ``processes`` processes, saying on ``out`` (None: nothing)
     how long each game took as it ends; the seconds it took."""
@@ -98,8 +115,9 @@ def warm(out: TextIO | None = sys.stderr, processes: int = 1) -> float:
             lock_path = str(Path(folder) / "numba-cache.lock")
             spawn = multiprocessing.get_context("spawn")
             with spawn.Pool(processes, lock_numba_cache, (lock_path,)) as pool:  # its end terminates the workers
-                for name, text in pool.imap_unordered(named_warm_game, names):
-                    say(f"  {name}: {text}")
+                for games in compile_rounds(names):
+                    for name, text in pool.imap_unordered(named_warm_game, games):
+                        say(f"  {name}: {text}")
     seconds = time.perf_counter() - start
     say(f"tests/warm_kernels.py: kernels loaded in {seconds:.1f} s")
     return seconds

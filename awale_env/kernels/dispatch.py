@@ -72,7 +72,9 @@ _BY_ENV_TYPE: dict[type, SearchKernels] = {}
 
 
 def kernels_of(env_type: type) -> SearchKernels:
-    """The search kernels of the registered game whose env class is ``env_type`` (LookupError for none)."""
+    """The search kernels of a registered game whose env class is ``env_type`` (LookupError for none): games that
+    share an env class (the editions with transparent seeds) share every kernel's implementation, so any of them
+    serves."""
     kernels = _BY_ENV_TYPE.get(env_type)
     if kernels is None:
         for game in GAMES.values():

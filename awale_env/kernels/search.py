@@ -145,9 +145,10 @@ class SearchKernels:
 
     Sizes they allocate by: actions, board slots, most legal moves at once, most seeds in one slot and in one store
     (for Zobrist keys). ``env_type`` is the named tuple class that names the game in compiled code (the searches
-    are compiled once per env class); ``make_env(flags, root_keys, scratch, path_keys, since)`` builds one (the rule
-    flags, the root's sorted repetition keys, :func:`new_scratch`, and per search height the searched line's keys
-    and the height of its last capture: what the game needs of them). ``root(state)`` is a State as the searches
+    are compiled once per env class: games whose implementations are all the same share one, and so every compile);
+    ``make_env(flags, root_keys, scratch, path_keys, since)`` builds one (the rule flags, the root's sorted
+    repetition keys, :func:`new_scratch`, and per search height the searched line's keys and the height of its last
+    capture: what the game needs of them). ``root(state)`` is a State as the searches
     take it, ``new_key_set(capacity)`` the repetition set a simulation keeps (a placeholder for a game without
     one), ``random_playouts(state, count, rng)`` the total plies of ``count`` compiled random games from a State
     (benchmarks), ``horizon(root)`` the ply limit alpha-beta's table keys positions by (the plies left): the root's

@@ -1,14 +1,13 @@
 """The 2025 edition as the compiled searches see it: the search kernels of the editions with transparent seeds
-(:mod:`awale_env.games.editions.search`) under this edition's env class."""
+(:mod:`awale_env.games.editions.search`), with this edition's number of seeds."""
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 from awale_env.games.awale16_2025.state import TOTAL_SEEDS
-from awale_env.games.editions.search import search_kernels
+from awale_env.games.editions.search import EditionEnv, search_kernels
 
-#: The env of the 2025 edition's searches: its rules code.
-Awale2025Env = namedtuple("Awale2025Env", ("flags",))
+#: This edition's env class before the editions shared one: numba's cache indexes written then name it, and must
+#: still load (an index is read whole before its age is checked).
+Awale2025Env = EditionEnv
 
-SEARCH = search_kernels(Awale2025Env, TOTAL_SEEDS)
+SEARCH = search_kernels(TOTAL_SEEDS)

@@ -1,10 +1,12 @@
 """The editions with transparent seeds as the compiled searches see them
 (:class:`awale_env.kernels.search.SearchKernels`): each kernel calls :mod:`awale_env.games.editions.kernels` with the
-rules code the env carries, so the 2023 and 2025 editions share them, each under its own env class (the searches are
-compiled once per env class, :func:`search_kernels`)."""
+rules code the env carries, so the 2023 and 2025 editions share them, and share one env class too: the searches and the
+vector env's stepper are compiled once per env class, so the two editions share every compiled search (a compile of
+them costs a minute of CPU on a fresh install), each told apart by its rules code at run time."""
 
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import Any
 
 import numpy as np
@@ -19,6 +21,9 @@ from awale_env.kernels.search import (
     higher_store,
     hole_features,
 )
+
+#: The env of the editions' searches: the edition's rules code (:func:`awale_env.games.editions.kernels.rules_code`).
+EditionEnv = namedtuple("EditionEnv", ("flags",))
 
 
 @njit(cache=True, error_model="numpy")
@@ -73,14 +78,14 @@ def random_playouts(state: Any, count: int, rng: np.ndarray) -> int:
     return core.random_playouts(board, stores, state.to_move, state.ply, limit, state.rules_code, count, rng)
 
 
-def search_kernels(env_type: type, total_seeds: int) -> SearchKernels:
-    """The search kernels of an edition with transparent seeds whose env class is ``env_type``."""
+def search_kernels(total_seeds: int) -> SearchKernels:
+    """The search kernels of an edition with transparent seeds and ``total_seeds`` seeds."""
 
     def root(state: Any) -> Root:
         return Root.of(kernels, state, state.seeds, flags=state.rules_code)
 
     kernels = SearchKernels.of_module(
-        {**globals(), "root": root}, env_type=env_type, num_actions=core.NUM_ACTIONS, board_size=core.BOARD_SIZE,
+        {**globals(), "root": root}, env_type=EditionEnv, num_actions=core.NUM_ACTIONS, board_size=core.BOARD_SIZE,
         max_moves=core.NUM_ACTIONS // 2, max_count=total_seeds,
     )  # fmt: skip
     return kernels
