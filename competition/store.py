@@ -2,7 +2,7 @@
 (``awale arena --db``) and referee matches (``awale referee --db``) keep every game, so that every result of the
 toolkit can land in one place and be read back without the toolkit (docs/tournament.md shows the SQL).
 
-Tables (:data:`TABLES` as version 1 made them, then each of :data:`MIGRATIONS`): ``meta``
+Tables (:mod:`competition.store_schema`: version 1's, then each migration): ``meta``
 (the file's format and version), ``events`` (one competition each: its kind, ``tournament`` / ``arena`` /
 ``referee``, its name, its settings as JSON and the toolkit version that made it),
 ``players`` (per event: name, kind ``command`` / ``agent``, the command or spec, and the SHA-256 of the command's
@@ -44,92 +44,10 @@ from typing import Any
 
 from awale_env import __version__
 from competition.ratings import Outcome, Standing, Table, tally
+from competition.store_schema import StoreError, up_to_date
 
-#: What the ``meta`` table says this file is.
-FORMAT = "awale results store"
 #: The fault kinds a game can be lost by (docs/tournament.md).
 FAULT_KINDS = ("illegal", "malformed", "timeout", "crash", "extra_output", "false_result")
-
-TABLES = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE events (
-    id INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL CHECK (kind IN ('tournament', 'arena', 'referee')),
-    name TEXT NOT NULL,
-    game TEXT NOT NULL,
-    settings TEXT NOT NULL,
-    created TEXT NOT NULL
-);
-CREATE TABLE players (
-    id INTEGER PRIMARY KEY,
-    event INTEGER NOT NULL REFERENCES events(id),
-    name TEXT NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('command', 'agent')),
-    spec TEXT NOT NULL,
-    digest TEXT,
-    UNIQUE (event, name)
-);
-CREATE TABLE games (
-    id INTEGER PRIMARY KEY,
-    event INTEGER NOT NULL REFERENCES events(id),
-    task INTEGER NOT NULL,
-    player0 INTEGER NOT NULL REFERENCES players(id),
-    player1 INTEGER NOT NULL REFERENCES players(id),
-    winner INTEGER CHECK (winner IN (0, 1)),
-    score0 INTEGER NOT NULL,
-    score1 INTEGER NOT NULL,
-    plies INTEGER NOT NULL,
-    end_reason TEXT NOT NULL,
-    opening TEXT NOT NULL,
-    start_seed INTEGER,
-    ended TEXT NOT NULL,
-    UNIQUE (event, task)
-);
-CREATE TABLE moves (
-    game INTEGER NOT NULL REFERENCES games(id),
-    ply INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    move TEXT NOT NULL,
-    seconds REAL,
-    PRIMARY KEY (game, ply)
-);
-CREATE TABLE faults (
-    game INTEGER PRIMARY KEY REFERENCES games(id),
-    player INTEGER NOT NULL REFERENCES players(id),
-    kind TEXT NOT NULL,
-    ply INTEGER NOT NULL,
-    answer TEXT,
-    position TEXT,
-    detail TEXT NOT NULL
-);
-"""
-#: The changes of the schema since version 1, in order: the k-th (from 0) brings a file of version k + 1 to version
-#: k + 2. Append only; a new store is made as version 1 and brought up by all of them, as an older file is.
-#: A migration's rows are filled by the store after its SQL, in the same transaction: the ``standings`` table of every
-#: event is rewritten from its games (:func:`_write_standings`) whenever a file is brought up to date.
-MIGRATIONS = (
-    # version 2: the toolkit version that made each event (NULL for the events of a version 1 file)
-    "ALTER TABLE events ADD COLUMN toolkit TEXT;",
-    # version 3: the standings as a table the store writes from the one tally (was a view counting in SQL)
-    """DROP VIEW IF EXISTS standings;
-CREATE TABLE standings (
-    event INTEGER NOT NULL REFERENCES events(id),
-    player TEXT NOT NULL,
-    games INTEGER NOT NULL,
-    points REAL NOT NULL,
-    wins INTEGER NOT NULL,
-    draws INTEGER NOT NULL,
-    losses INTEGER NOT NULL,
-    faults INTEGER NOT NULL,
-    PRIMARY KEY (event, player)
-);""",
-)
-#: The schema version this module writes and reads.
-VERSION = 1 + len(MIGRATIONS)
-
-
-class StoreError(ValueError):
-    """A file that is not a results store of this version (corrupt, foreign), or settings that do not match."""
 
 
 class StoreBusy(RuntimeError):
@@ -449,6 +367,12 @@ def _add_to_standings(db: sqlite3.Connection, event: int, outcome: Outcome) -> N
                    _standings_row(event, standing))  # fmt: skip
 
 
+def _write_all_standings(db: sqlite3.Connection) -> None:
+    """Rewrite the ``standings`` rows of every event from its games: what a schema migration fills after its SQL."""
+    for row in db.execute("SELECT id FROM events").fetchall():
+        _write_standings(db, row["id"])
+
+
 def open_store(path: str | Path, write: bool = False) -> Store:
     """Open the results store at ``path``: for writing (``write=True``: made if missing, locked against other
     writers, StoreBusy if one holds it; an older file migrated) or for reading (StoreError if missing; an older file
@@ -469,7 +393,9 @@ def open_store(path: str | Path, write: bool = False) -> Store:
                 raise StoreBusy(f"{path} is being written by another process (a tournament running on it): wait for "
                                 "it to end, or give another --db file") from None  # fmt: skip
         uri = path.resolve().as_uri() + ("" if write else "?mode=ro")
-        connection = _up_to_date(path, sqlite3.connect(uri, uri=True, timeout=30, isolation_level="DEFERRED"), write)
+        connection = up_to_date(
+            path, sqlite3.connect(uri, uri=True, timeout=30, isolation_level="DEFERRED"), write, _write_all_standings
+        )
     except BaseException as error:
         if lock is not None:
             if created:  # under our lock: nobody else uses the half-made file
@@ -479,71 +405,6 @@ def open_store(path: str | Path, write: bool = False) -> Store:
             raise StoreError(f"{path}: cannot open: {error.strerror or error}") from None
         raise
     return Store(path, connection, lock)
-
-
-def _up_to_date(path: Path, connection: sqlite3.Connection, write: bool) -> sqlite3.Connection:
-    """The connection to read and write ``path`` at :data:`VERSION`: the schema made in a new file, an older file
-    migrated (in place for writing, in a copy in memory for reading). StoreError (the connection closed) for a file
-    that is not a results store, or one of a later toolkit."""
-    connection.row_factory = sqlite3.Row
-    try:
-        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if not tables and write:
-            try:
-                _run(connection, f"{TABLES} {_meta(1)} {_migrations(1)}")
-            except StoreError as error:
-                raise StoreError(f"{path}: cannot create the results store: {error}") from None
-            return connection
-        meta = dict(connection.execute("SELECT key, value FROM meta").fetchall()) if "meta" in tables else {}
-    except sqlite3.DatabaseError as error:
-        connection.close()
-        raise StoreError(f"{path} is not a results store: {error} (a corrupt or foreign file?)") from None
-    if meta.get("format") != FORMAT:
-        connection.close()
-        raise StoreError(f"{path} is an SQLite database of another program, not an awale results store")
-    version = str(meta.get("version", ""))
-    if not version.isdigit() or not 1 <= int(version) <= VERSION:
-        connection.close()
-        later = "made by a later toolkit" if version.isdigit() and int(version) > VERSION else "an unknown version"
-        raise StoreError(f"{path} is a results store of version {version!r} ({later}): this toolkit reads versions "
-                         f"1 to {VERSION}; a later awale_env may read it")  # fmt: skip
-    if not write and int(version) < VERSION:
-        memory = sqlite3.connect(":memory:", isolation_level="DEFERRED")
-        connection.backup(memory)
-        connection.close()
-        connection = memory
-        connection.row_factory = sqlite3.Row
-    if int(version) < VERSION:
-        try:
-            _run(connection, _migrations(int(version)))
-        except StoreError as error:
-            raise StoreError(f"{path}: cannot bring the results store from version {version} to {VERSION}: "
-                             f"{error}") from None  # fmt: skip
-    return connection
-
-
-def _meta(version: int) -> str:
-    return f"INSERT INTO meta (key, value) VALUES ('format', '{FORMAT}'), ('version', '{version}');"
-
-
-def _migrations(version: int) -> str:
-    """The SQL that brings a file of ``version`` to :data:`VERSION` (nothing for a file at it)."""
-    steps = " ".join(MIGRATIONS[version - 1 :])
-    return f"{steps} UPDATE meta SET value = '{VERSION}' WHERE key = 'version';" if steps else ""
-
-
-def _run(connection: sqlite3.Connection, script: str) -> None:
-    """``script`` in one transaction, then the standings of every event written from their games: all of it or
-    nothing. StoreError (the connection closed, the cause chained) if it fails, as on a full disk."""
-    try:
-        connection.executescript(f"BEGIN; {script}")
-        for row in connection.execute("SELECT id FROM events").fetchall():
-            _write_standings(connection, row["id"])
-        connection.commit()
-    except sqlite3.DatabaseError as error:
-        connection.rollback()
-        connection.close()
-        raise StoreError(str(error)) from error
 
 
 def _discard(path: Path) -> None:

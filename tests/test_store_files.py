@@ -13,7 +13,8 @@ import pytest
 
 from awale_env import __version__
 from competition.ratings import Outcome, tally
-from competition.store import MIGRATIONS, VERSION, FaultRecord, PlayerEntry, StoreError, open_store
+from competition.store import FaultRecord, PlayerEntry, StoreError, open_store
+from competition.store_schema import MIGRATIONS, VERSION
 
 VERSION_1 = Path(__file__).parent / "data" / "tournament_v1.db"
 
