@@ -59,6 +59,10 @@ AGENTS: dict[str, AgentEntry] = {
             "table_bits": (int, "log2 of transposition-table entries (default 20)"),
             "eval": (str, "leaf evaluation: tuned (default, fit on self-play), score, reference (sparring partner)"),
             "endgame": (bool, "score the positions of the game's endgame table exactly, if it has one (default true)"),
+            "reduce": (
+                bool,
+                "search late quiet moves a ply less, again in full if they look better (default: the game's)",
+            ),
             **SEED,
         },
         "alphabeta:depth=2",

@@ -132,6 +132,50 @@ def test_bad_parameters():
         AlphaBetaAgent(table_bits=40)
     with pytest.raises(ValueError, match="time must be a positive float"):
         AlphaBetaAgent(time=-1)
+    with pytest.raises(ValueError, match="reduce must be True or False"):
+        AlphaBetaAgent(reduce="yes")
+
+
+def kalah_middle_games(count: int, seed: int) -> list:
+    rng = np.random.default_rng(seed)
+    positions = []
+    while len(positions) < count:
+        state = GAMES["kalah"].initial()
+        for _ in range(int(rng.integers(4, 12))):
+            state = state.play(int(rng.choice(state.legal_actions()))) if not state.is_terminal else state
+        if not state.is_terminal and len(state.legal_actions()) > 2:
+            positions.append(state)
+    return positions
+
+
+def searched(agent: AlphaBetaAgent, positions: list) -> list[tuple[int, int]]:
+    """(value, nodes) of a fresh search of each position."""
+    found = []
+    for state in positions:
+        agent.reset()
+        agent.search(state)
+        found.append((agent.last_search["value"], agent.last_search["nodes"]))
+    return found
+
+
+def test_late_move_reductions_are_kalah_s_default_and_search_fewer_nodes_to_the_same_shallow_values():
+    positions = kalah_middle_games(8, seed=5)
+    assert make("alphabeta:reduce=false").name == "alphabeta:reduce=False"
+    default, plain = (
+        searched(AlphaBetaAgent(depth=8, seed=0), positions),
+        searched(AlphaBetaAgent(depth=8, seed=0, reduce=False), positions),
+    )
+    assert searched(AlphaBetaAgent(depth=8, seed=0, reduce=True), positions) == default  # Kalah reduces by default
+    assert sum(n for _, n in default) < 0.9 * sum(n for _, n in plain)
+    # A search of depth 3 reduces nothing: it is the plain search.
+    assert searched(AlphaBetaAgent(depth=3, seed=0), positions) == searched(
+        AlphaBetaAgent(depth=3, seed=0, reduce=False), positions
+    )
+    # Games that do not reduce by default search as before.
+    awale16 = random_positions(4, seed=2)
+    assert searched(AlphaBetaAgent(depth=6, seed=0), awale16) == searched(
+        AlphaBetaAgent(depth=6, seed=0, reduce=False), awale16
+    )
 
 
 FRESH_PROCESS = """

@@ -164,7 +164,8 @@ class SearchKernels:
     makes the players alternate (:func:`other_player`), a game without ``moves`` lists the actions of its legal bits, a
     game without ``status_legal`` (the vector env's end check and legal bits in one call) calls ``status`` then
     ``legal``. By default a game offers at most ``num_actions`` moves at once, a store holds at most ``max_count`` seeds
-    and the env holds the rule flags alone (:func:`flags_env`).
+    and the env holds the rule flags alone (:func:`flags_env`). ``reduces_late_moves``: alpha-beta's default for its
+    late move reductions on this game (on where they were measured to play stronger).
 
     A game's ``search`` module builds them with :meth:`of_module`, which takes its functions named as the fields.
     """
@@ -198,6 +199,7 @@ class SearchKernels:
     record: Callable = no_record
     rooted: Callable = same_env
     features: Callable = store_features
+    reduces_late_moves: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "max_moves", self.max_moves or self.num_actions)

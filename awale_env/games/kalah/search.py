@@ -124,5 +124,5 @@ def features(env, board, stores, player, out):
 
 SEARCH = SearchKernels.of_module(
     globals(), env_type=KalahEnv, num_actions=core.NUM_ACTIONS, board_size=core.NUM_PITS,
-    max_count=core.MAX_TOTAL_SEEDS,
+    max_count=core.MAX_TOTAL_SEEDS, reduces_late_moves=True,
 )  # fmt: skip
