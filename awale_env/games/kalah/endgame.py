@@ -17,6 +17,7 @@ program builds them in its first move, nor without numba (``NUMBA_DISABLE_JIT=1`
 
 from __future__ import annotations
 
+import argparse
 import zipfile
 from pathlib import Path
 
@@ -202,8 +203,14 @@ def usable(code: int, ply: int, max_plies: int, plies: int) -> np.ndarray:
     return values
 
 
-def main() -> None:
-    """Build the tables shipped with the package (``python -m awale_env.games.kalah.endgame``)."""
+def main(argv: list[str] | None = None) -> None:
+    """Build the tables shipped with the package (``python -m awale_env.games.kalah.endgame``); ``--help`` says so
+    and builds nothing."""
+    argparse.ArgumentParser(
+        prog="python -m awale_env.games.kalah.endgame",
+        description=f"Build Kalah's endgame tables of {TABLE_SEEDS} seeds (with and without capture_empty_opposite) "
+        "into the package, replacing the shipped ones.",
+    ).parse_args(argv)
     for capture in (0, core.CAPTURE_EMPTY_OPPOSITE_BIT):
         values, longest = build(TABLE_SEEDS, capture)
         np.savez_compressed(table_file(capture), values=values, longest=longest)

@@ -176,3 +176,14 @@ def test_the_endgame_option_is_checked():
     assert make("alphabeta:endgame=false").name == "alphabeta:endgame=False"
     with pytest.raises(ValueError, match="endgame must be True or False"):
         AlphaBetaAgent(endgame=1)
+
+
+def test_the_builders_help_and_a_bad_option_build_nothing(monkeypatch, capsys):
+    """``python -m awale_env.games.kalah.endgame --help`` says what it does; neither it nor a bad option rebuilds the
+    shipped tables (a build takes CPU-seconds and rewrites package files)."""
+    monkeypatch.setattr(eg, "build", lambda *_: pytest.fail("the tables were rebuilt"))
+    for argv, code in ((["--help"], 0), (["--bogus"], 2)):
+        with pytest.raises(SystemExit) as exit_info:
+            eg.main(argv)
+        assert exit_info.value.code == code
+    assert "endgame tables" in capsys.readouterr().out
