@@ -489,6 +489,29 @@ def test_a_worker_that_does_not_answer_in_time_is_replaced():
     asyncio.run(scenario())
 
 
+def test_shutdown_kills_a_worker_still_busy_after_its_grace_time():
+    """Ctrl-C must end the server even while a worker is stuck (or compiling on a loaded machine): a task that would
+    run a minute is ended after the grace time, the replaced worker's too."""
+
+    async def scenario() -> None:
+        thinkers = Thinkers(2, shutdown_seconds=1.0)
+        with pytest.raises(AgentUnavailable):
+            await thinkers.run(0, 0.5, time.sleep, 60)  # worker 0 replaced, its old process still sleeping
+        old = list(thinkers._retired)
+        assert await thinkers.run(0, 60, abs, -2) == 2
+        assert [process.is_alive() for process in old] == [True]
+        busy = thinkers._submit(1, time.sleep, 60)
+        while not busy.running():
+            await asyncio.sleep(0.05)
+        started = time.monotonic()
+        thinkers.shutdown()
+        assert time.monotonic() - started < 30
+        assert busy.exception() is not None  # its process was killed
+        assert not any(process.is_alive() for process in old)
+
+    asyncio.run(scenario())
+
+
 def as_clients(app):
     """``app`` seeing each request as sent from the address in its ``X-Test-Client`` header (the test client sends
     every request from one address)."""

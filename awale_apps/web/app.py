@@ -39,7 +39,7 @@ from awale_apps.web.errors import ApiError
 from awale_apps.web.opponents import PRESETS, Thinkers, check_spec
 from awale_apps.web.replays import PageGames, RecordsFile
 from awale_apps.web.routers import analysis, config, games, replays, static
-from awale_apps.web.server import MAX_BODY_BYTES, Server
+from awale_apps.web.server import MAX_BODY_BYTES, SHUTDOWN_MARGIN_SECONDS, Server
 
 #: Where the files of the API's reference page (/api/docs) are served.
 DOCS_ASSETS = "/api/docs-assets"
@@ -174,7 +174,7 @@ def create_app(
                          f"{max_queue}, {max_memory_mb}")  # fmt: skip
     extra = [check_spec(spec, max_think_seconds, trusted=True) for spec in presets]
     offered = list(dict.fromkeys([*extra, *PRESETS]))
-    thinkers = Thinkers(workers)  # the workers start lazily
+    thinkers = Thinkers(workers, max_think_seconds + SHUTDOWN_MARGIN_SECONDS)  # the workers start lazily
     memory = int(max_memory_mb * 2**20)
     server = Server(max_games, max_think_seconds, offered, set(offered), thinkers, max_queue, max_client_queue, memory)
     record_sources = [RecordsFile(path, "records" if i == 0 else f"records{i + 1}") for i, path in enumerate(records)]

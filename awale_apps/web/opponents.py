@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -72,12 +73,21 @@ class AgentUnavailable(Exception):
     """The worker did not answer in time or died; it has been replaced."""
 
 
-class Thinkers:
-    """One single-process executor per worker: a game always goes to the same worker, where its agent lives."""
+def processes_of(executor: ProcessPoolExecutor) -> list[Any]:
+    """The processes of ``executor`` (the API offers no handle on them: CPython keeps them by PID until shutdown)."""
+    return list((getattr(executor, "_processes", None) or {}).values())
 
-    def __init__(self, workers: int) -> None:
+
+class Thinkers:
+    """One single-process executor per worker: a game always goes to the same worker, where its agent lives.
+    ``shutdown_seconds``: how long :meth:`shutdown` lets a search under way finish before it kills the worker."""
+
+    def __init__(self, workers: int, shutdown_seconds: float = 10.0) -> None:
         self._context = multiprocessing.get_context("spawn")  # no fork of a process running threads
         self._executors = [self._new_executor() for _ in range(workers)]
+        #: The processes of executors replaced after a timeout or a crash, which may still be finishing their task.
+        self._retired: list[multiprocessing.Process] = []
+        self._shutdown_seconds = shutdown_seconds
         self._next = 0
 
     def _new_executor(self) -> ProcessPoolExecutor:
@@ -108,7 +118,9 @@ class Thinkers:
         try:
             return await asyncio.wait_for(future, timeout)
         except (asyncio.TimeoutError, BrokenProcessPool) as error:
-            # The stuck process finishes its search and exits: executors cannot kill a running task.
+            # The stuck process finishes its search and exits (executors cannot kill a running task), or is killed by
+            # shutdown().
+            self._retired.extend(processes_of(self._executors[worker]))
             self._executors[worker].shutdown(wait=False)
             self._executors[worker] = self._new_executor()
             what = f"did not answer within {timeout:g} s" if isinstance(error, asyncio.TimeoutError) else "crashed"
@@ -121,6 +133,17 @@ class Thinkers:
             pass  # the worker is gone, and the game's agent with it
 
     def shutdown(self) -> None:
-        """Stop the workers, letting a search under way finish (its time is capped) so the processes exit cleanly."""
+        """Stop the workers: a search under way may finish within ``shutdown_seconds`` (its time is capped), so the
+        processes exit cleanly; a worker still busy then (compiling on a loaded machine, or stuck) is killed, so that
+        Ctrl-C always ends the server."""
+        processes = [*self._retired, *(process for executor in self._executors for process in processes_of(executor))]
         for executor in self._executors:
-            executor.shutdown(wait=True, cancel_futures=True)
+            executor.shutdown(wait=False, cancel_futures=True)
+        deadline = time.monotonic() + self._shutdown_seconds
+        for process in processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                process.kill()
+                process.join()
+        for executor in self._executors:
+            executor.shutdown(wait=True)  # its manager thread, now that its process has ended
