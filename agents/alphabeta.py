@@ -52,12 +52,11 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from agents.base import Limit, check_positive, check_seed, limited, spec_name
+from agents.base import MAX_DEPTH, Limit, check_positive, check_seed, limited, spec_name
 from agents.evaluation import EVALUATIONS, evaluate, make_evaluation
 from awale_env.games import DEFAULT_GAME, Game, game_of, get_game
 from awale_env.kernels import dispatch as kn
 
-MAX_DEPTH = 60
 WIN = 10_000
 MATE_BOUND = WIN - 1_000
 DEFAULT_DEPTH = 8

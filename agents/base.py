@@ -9,6 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+#: The deepest search a depth limit may ask for: alpha-beta's per-ply arrays are sized for it. Kept apart from that
+#: compiled search, so that a trainer's options can bound a teacher's depth without importing it.
+MAX_DEPTH = 60
+
 
 @dataclass(frozen=True)
 class Limit:

@@ -9,7 +9,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Annotated, Any
 
-from agents.alphabeta import MAX_DEPTH
+from agents.base import MAX_DEPTH
 from training import runs
 from training.options import NetworkOptions, RunOptions, TorchThreads, bounded, check_run_options
 

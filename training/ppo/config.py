@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 import agents
-from agents.alphabeta import MAX_DEPTH
-from agents.base import game_refusal
+from agents.base import MAX_DEPTH, game_refusal
 from agents.ppo.checkpoint import SHAPE_OPTIONS
 from agents.ppo.policy import ACTIVATIONS, RING_KIND, default_features, input_size
 from awale_env.games import get_game
