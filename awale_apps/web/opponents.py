@@ -120,6 +120,7 @@ class Thinkers:
         except (asyncio.TimeoutError, BrokenProcessPool) as error:
             # The stuck process finishes its search and exits (executors cannot kill a running task), or is killed by
             # shutdown().
+            self._retired = [process for process in self._retired if process.is_alive()]  # a long server: no pile
             self._retired.extend(processes_of(self._executors[worker]))
             self._executors[worker].shutdown(wait=False)
             self._executors[worker] = self._new_executor()
