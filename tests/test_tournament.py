@@ -321,7 +321,10 @@ def test_kill_9_during_games_ends_the_workers_the_guards_and_every_program(tmp_p
             assert run.poll() is None and time.monotonic() < deadline, (tmp_path / "log").read_text()
             time.sleep(0.2)
         started = psutil.Process(run.pid).children(recursive=True)
-        assert len([p for p in started if "spawn_main" in command_line(p)]) == 2  # the pool's workers
+        # The pool's workers are the tournament's own children (a worker's child between fork and exec, starting a
+        # program, still shows the worker's command line).
+        workers = [p for p in psutil.Process(run.pid).children() if "spawn_main" in command_line(p)]
+        assert len(workers) == 2, [command_line(p)[:100] for p in started]
         run.send_signal(signal.SIGKILL)
         run.wait(timeout=30)
         _, alive = psutil.wait_procs(started, timeout=60)
