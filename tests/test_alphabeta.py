@@ -3,6 +3,8 @@ included), ply limit, the evaluations and the features they weigh."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from reference_minimax import child_value, minimax
@@ -20,8 +22,9 @@ from agents.alphabeta import (
     WIN,
     AlphaBetaAgent,
 )
-from agents.evaluation import REFERENCE_WEIGHTS, TUNED_WEIGHTS, features_of
-from agents.tuning import logistic_fit
+from agents.evaluation import REFERENCE_WEIGHTS, TUNED_TABLES, TUNED_WEIGHTS, UNITS_PER_SEED, cells_of, features_of
+from agents.tuning import fit, logistic_fit
+from agents.tuning import main as tuning_main
 from awale_env import State
 from awale_env.games import GAMES
 from awale_env.kernels import dispatch as kn
@@ -349,3 +352,46 @@ def test_the_principal_variation_is_a_line_that_achieves_the_searched_value(dept
     # The table keeps most lines whole down to the last ply but one (nodes one ply from the leaves are not stored).
     assert sum(lengths) >= 0.8 * (depth - 1) * len(lengths), lengths
     assert agent.principal_variation(state, plies=0) == []
+
+
+def test_a_fit_with_a_table_finds_the_cell_values_that_made_the_outcomes():
+    """:func:`agents.tuning.fit` with table cells: the feature weights and the cells' values (one-hot columns, not
+    rescaled), both in the units where the store difference weighs ``UNITS_PER_SEED``; cells no row has stay 0."""
+    rng = np.random.default_rng(1)
+    rows = 40_000
+    features = np.zeros((rows, kn.NUM_FEATURES))
+    features[:, 0] = rng.integers(-6, 7, size=rows)
+    cells = np.full((rows, kn.MAX_CELLS), -1)
+    cells[:, 0] = rng.integers(0, 3, size=rows)  # cells 0..2 of a table of 4: cell 3 never seen
+    truth = np.array([0.8, -0.4, 0.0])
+    logits = 0.2 * features[:, 0] + truth[cells[:, 0]]
+    outcomes = (rng.random(rows) < 1 / (1 + np.exp(-logits))).astype(float)
+    weights, table = fit(features, outcomes, cells, table_size=4)
+    assert weights[0] == UNITS_PER_SEED and not any(weights[1:])
+    assert len(table) == 4 and table[3] == 0
+    assert np.allclose(np.array(table[:3]) - table[2], (truth - truth[2]) * UNITS_PER_SEED / 0.2, atol=4)
+    assert fit(features, outcomes)[1] == ()
+
+
+def test_every_game_s_tuned_table_fits_its_cells():
+    """A tuned table has a value for every cell its game's kernel can give; a game's cells lie within its table."""
+    assert set(TUNED_TABLES) <= set(TUNED_WEIGHTS)
+    for name in GAMES:
+        table_size = GAMES[name].search.table_size
+        if name in TUNED_TABLES:
+            assert len(TUNED_TABLES[name]) == table_size > 0
+        for state in game_positions(name, count=5, seed=4):
+            cells = cells_of(state)
+            assert ((0 <= cells) & (cells < max(table_size, 1))).all() and (len(cells) > 0) == (table_size > 0)
+
+
+def test_the_tuning_command_prints_an_entry_of_the_weights_file(capsys):
+    """``python -m agents.tuning`` prints the weights, and for a game with table cells its table too, as the entry
+    of ``agents/tuned_weights.json`` the evaluation reads."""
+    for name in ("awale16", "kalah"):
+        tuning_main(["--game", name, "--games", "4", "--depth", "2", "--eval", "tuned", "--seed", "1"])
+        entry = json.loads(capsys.readouterr().out.splitlines()[-1])[name]
+        table_size = GAMES[name].search.table_size
+        weights = entry["weights"] if table_size else entry
+        assert len(weights) == kn.NUM_FEATURES and weights[0] == UNITS_PER_SEED
+        assert (len(entry["table"]) == table_size) if table_size else isinstance(entry, list)

@@ -28,6 +28,7 @@ from awale_env.games import GAMES, game_of
 from awale_env.kernels.search import (
     DRAW,
     FEATURES,
+    MAX_CELLS,
     NO_LIMIT,
     NUM_FEATURES,
     ONGOING,
@@ -41,12 +42,14 @@ from awale_env.kernels.search import (
 __all__ = [
     "DRAW",
     "FEATURES",
+    "MAX_CELLS",
     "NUM_FEATURES",
     "NO_LIMIT",
     "ONGOING",
     "UNSOLVED",
     "Root",
     "SearchKernels",
+    "cells",
     "features",
     "inlined",
     "kernels_of",
@@ -237,6 +240,13 @@ def rooted(env, keys):
 def features(env, board, stores, player, out):
     """Write :data:`FEATURES` of a live position from ``player``'s point of view into ``out`` (float64[NUM_FEATURES]),
     for alpha-beta's weighted evaluations; the store difference alone for a game without the kernel."""
+
+
+@_per_game
+def cells(env, board, stores, player, out):
+    """Write the table cells of a live position from ``player``'s point of view into ``out`` (int64[MAX_CELLS]):
+    indices into the game's table of ``SearchKernels.table_size`` learnt values, which alpha-beta's tuned evaluation
+    adds up (as an n-tuple network does); return how many (0 for a game without the kernel)."""
 
 
 def legal_moves(env, board, player, out):

@@ -54,6 +54,9 @@ FEATURES = (
 )
 NUM_FEATURES = len(FEATURES)
 STARVING_SEEDS = 2
+#: The most table cells a game's ``cells`` kernel gives a position (the weighted evaluation's lookups, as an n-tuple
+#: network's: each cell an index into the game's table of ``table_size`` learnt values).
+MAX_CELLS = 32
 
 
 @njit(cache=True, error_model="numpy")
@@ -61,6 +64,12 @@ def store_features(env, board, stores, player, out):
     """``features`` of a game that knows no more of its board: the store difference, every other feature 0."""
     out[:] = 0
     out[0] = int(stores[player]) - int(stores[1 - player])
+
+
+@njit(cache=True, error_model="numpy")
+def no_cells(env, board, stores, player, out):
+    """``cells`` of a game without a table of learnt values: none."""
+    return 0
 
 
 # --- the implementations most games share ---------------------------------------------------------------------------
@@ -158,8 +167,9 @@ class SearchKernels:
 
     The other fields are jitted implementations with the signatures of the kernels of :mod:`awale_env.kernels.dispatch`
     (``legal``, ``moves``, ``move``, ``next_player``, ``status``, ``status_legal``, ``winner``, ``decided``,
-    ``solved``, ``playout``, ``repeated``, ``track_line``, ``record``, ``observe``, ``rooted``, ``features``), which
-    document them; a game without ``features`` gives the store difference only (:func:`store_features`), a game without
+    ``solved``, ``playout``, ``repeated``, ``track_line``, ``record``, ``observe``, ``rooted``, ``features``,
+    ``cells``), which document them; a game without ``features`` gives the store difference only
+    (:func:`store_features`), a game without ``cells`` has no table of learnt values (``table_size`` 0), a game without
     ``decided`` names no winner before the end, a game without ``solved`` solves nothing, a game without ``next_player``
     makes the players alternate (:func:`other_player`), a game without ``moves`` lists the actions of its legal bits, a
     game without ``status_legal`` (the vector env's end check and legal bits in one call) calls ``status`` then
@@ -199,6 +209,8 @@ class SearchKernels:
     record: Callable = no_record
     rooted: Callable = same_env
     features: Callable = store_features
+    cells: Callable = no_cells
+    table_size: int = 0
     reduces_late_moves: bool = False
 
     def __post_init__(self) -> None:

@@ -122,7 +122,32 @@ def features(env, board, stores, player, out):
     out[9], out[10] = extra_turns(board, player), extra_turns(board, other)
 
 
+#: Seeds in a pit past which its cell is the same (a pit's cells: 0, 1, ..., PIT_CAP or more seeds).
+PIT_CAP = 10
+#: The store difference (capped at plus or minus this) and the seeds left in the pits (by sixes, capped) of the
+#: phase cell: how much a lead weighs changes as the seeds run out.
+LEAD_CAP, LEFT_STEP, LEFT_BUCKETS = 12, 6, 8
+PIT_CELLS = 2 * core.ROW * (PIT_CAP + 1)
+TABLE_SIZE = PIT_CELLS + (2 * LEAD_CAP + 1) * LEFT_BUCKETS
+
+
+@njit(cache=True, error_model="numpy")
+def cells(env, board, stores, player, out):
+    """The evaluation's table cells from ``player``'s side: each of its pits (in sowing order) and each of the other
+    player's by its seeds, capped at :data:`PIT_CAP`; then the phase cell: the store difference by the seeds left."""
+    left = 0
+    for side in range(2):
+        row = core.ROW * (player if side == 0 else 1 - player)
+        for a in range(core.ROW):
+            seeds = int(board[row + a])
+            left += seeds
+            out[side * core.ROW + a] = (side * core.ROW + a) * (PIT_CAP + 1) + min(seeds, PIT_CAP)
+    lead = min(max(int(stores[player]) - int(stores[1 - player]), -LEAD_CAP), LEAD_CAP) + LEAD_CAP
+    out[2 * core.ROW] = PIT_CELLS + lead * LEFT_BUCKETS + min(left // LEFT_STEP, LEFT_BUCKETS - 1)
+    return 2 * core.ROW + 1
+
+
 SEARCH = SearchKernels.of_module(
     globals(), env_type=KalahEnv, num_actions=core.NUM_ACTIONS, board_size=core.NUM_PITS,
-    max_count=core.MAX_TOTAL_SEEDS, reduces_late_moves=True,
+    max_count=core.MAX_TOTAL_SEEDS, table_size=TABLE_SIZE, reduces_late_moves=True,
 )  # fmt: skip

@@ -9,9 +9,10 @@ from reference_minimax import child_value, decided, minimax
 
 from agents import make
 from agents.alphabeta import AlphaBetaAgent
-from agents.evaluation import features_of
+from agents.evaluation import TUNED_TABLES, TUNED_WEIGHTS, cells_of, features_of
 from awale_env.games.kalah import State
 from awale_env.games.kalah import kernels as core
+from awale_env.games.kalah.search import LEAD_CAP, LEFT_BUCKETS, LEFT_STEP, PIT_CAP, PIT_CELLS, TABLE_SIZE
 
 DEPTH = 40  # beyond the end of every game below
 
@@ -148,3 +149,44 @@ def test_the_evaluation_features_read_kalah_s_captures_and_extra_turns_as_the_ru
         assert (features[9], features[10]) == (seen[me][1], seen[1 - me][1]), state
         checked += seen[0][0] > 0 and seen[1][1] > 0
     assert checked >= 25  # positions with captures and extra turns on offer
+
+
+def test_the_table_cells_name_each_pit_by_its_seeds_and_the_lead_by_the_seeds_left():
+    """Kalah's cells (alpha-beta's tuned table): the mover's pits then the other's, in sowing order, each by its seeds
+    up to ``PIT_CAP``; then the store difference (capped) by the seeds left in the pits (by sixes, capped)."""
+    board = [0, 1, 2, 10, 11, 0, 3, 0, 0, 0, 0, 0]  # 27 seeds left, the pit of 11 seeds capped
+    for player, stores, lead in ((0, (21, 0), 12), (1, (21, 0), -12), (0, (12, 9), 3), (1, (12, 9), -3)):
+        cells = cells_of(State.from_position(board, stores, player))
+        own, other = (board[:6], board[6:]) if player == 0 else (board[6:], board[:6])
+        pits = [(i * (PIT_CAP + 1) + min(seeds, PIT_CAP)) for i, seeds in enumerate(own + other)]
+        bucket = min(27 // LEFT_STEP, LEFT_BUCKETS - 1)
+        assert cells.tolist() == pits + [PIT_CELLS + (lead + LEAD_CAP) * LEFT_BUCKETS + bucket]
+    assert cells_of(State.from_position([4] * 12, (0, 0), 0))[-1] == PIT_CELLS + LEAD_CAP * LEFT_BUCKETS + 7
+    assert cells_of(State.from_position([1] * 5 + [0] * 7, (30, 13), 1))[-1] == PIT_CELLS + 0 * LEFT_BUCKETS + 0
+
+
+def test_the_tuned_evaluation_adds_the_table_values_of_the_leaves_cells():
+    """A depth-1 search scores each child by the tuned weights of its features plus the tuned table's values of its
+    cells, rounded once, from the child's mover (the same player after an extra turn)."""
+    weights, table = np.array(TUNED_WEIGHTS["kalah"]), np.array(TUNED_TABLES["kalah"])
+    assert len(table) == TABLE_SIZE
+    agent = AlphaBetaAgent(depth=1, seed=0, endgame=False)
+    rng = np.random.default_rng(5)
+    checked = 0
+    while checked < 30:
+        state = State.initial() if rng.random() < 0.1 else State.from_position(
+            np.bincount(rng.integers(0, 12, size=36), minlength=12).tolist(), (6, 6), int(rng.integers(2)))  # fmt: skip
+        if state.is_terminal:
+            continue
+        agent.reset()
+        agent.search(state)
+        values = []
+        for action in state.legal_actions():
+            child = state.play(action)
+            if child.is_terminal or decided(child) >= 0:
+                values.append(child_value(state, action, 1))
+                continue
+            value = int(np.floor(weights @ features_of(child) + table[cells_of(child)].sum() + 0.5))
+            values.append(value if child.to_move == state.to_move else -value)
+        assert agent.last_search["value"] == max(values), state
+        checked += 1
