@@ -110,6 +110,10 @@ def git_commit() -> str | None:
     return done.stdout.strip() or None
 
 
+#: The commit measured: read when the script starts, as a commit made during a long run (an hour of CI) is not it.
+COMMIT_AT_START = git_commit()
+
+
 def command_line(argv: list[str] | None = None) -> str:
     """The command that ran, as typed from the repository's root (``python benchmarks/x.py ...``)."""
     argv = sys.argv if argv is None else argv
@@ -123,7 +127,7 @@ def provenance(argv: list[str] | None = None, load_before: float | None = None) 
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "command": command_line(argv),
         "machine": machine(),
-        "commit": git_commit(),
+        "commit": COMMIT_AT_START,
         "load_before": round(LOAD_AT_START if load_before is None else load_before, 2),
         "load_after": round(os.getloadavg()[0], 2),
     }
