@@ -9,6 +9,8 @@ packages installed from the index. Figures: ``main_tests`` and ``main_seconds`` 
 main suite), ``ray_tests`` and ``ray_seconds``, and ``total_seconds`` (the whole command, installs included).
 ``--busy N`` runs N busy processes beside it (load 8 on 2 cores with 8: a student's laptop, issue 41's goal), and
 ``--runs K`` runs CI K times in a row from fresh clones (the figures of each; it stops at the first that fails).
+Each run's whole output is kept in the temporary directory's ``bench_ci_runK.log`` (its stages' times, the slowest
+tests).
 """
 
 from __future__ import annotations
@@ -70,14 +72,15 @@ def main(argv: list[str] | None = None) -> int:
     with busy_processes(args.busy):
         for run in range(1, args.runs + 1):
             code, output, total = run_ci()
+            log = Path(tempfile.gettempdir()) / f"bench_ci_run{run}.log"  # the clone is gone: its whole output, kept
+            log.write_text(output)  # for its stages' times and the slowest tests, whether it passed or not
             if code != 0:
-                log = Path(tempfile.gettempdir()) / f"bench_ci_run{run}.log"  # the clone is gone: its whole output
-                log.write_text(output)
                 print(f"error: CI run {run} of {args.runs} failed ({code}), its output in {log}:\n{output[-3000:]}",
                       file=sys.stderr)  # fmt: skip
                 return 1
             runs.append({**suites(output), "total_seconds": round(total)})
-            print(f"run {run}: " + ", ".join(f"{key} {value:,}" for key, value in runs[-1].items()), flush=True)
+            summary = ", ".join(f"{key} {value:,}" for key, value in runs[-1].items())
+            print(f"run {run}: {summary} (its output: {log})", flush=True)
     figures = runs[0] if len(runs) == 1 else {**runs[-1], "runs": runs}
     write_result(args.out, figures, options={"busy": args.busy, "runs": args.runs})
     return 0
