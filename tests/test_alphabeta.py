@@ -373,16 +373,16 @@ def test_a_fit_with_a_table_finds_the_cell_values_that_made_the_outcomes():
     assert fit(features, outcomes)[1] == ()
 
 
-def test_every_game_s_tuned_table_fits_its_cells():
+@pytest.mark.parametrize("name", list(GAMES))
+def test_every_game_s_tuned_table_fits_its_cells(name):
     """A tuned table has a value for every cell its game's kernel can give; a game's cells lie within its table."""
     assert set(TUNED_TABLES) <= set(TUNED_WEIGHTS)
-    for name in GAMES:
-        table_size = GAMES[name].search.table_size
-        if name in TUNED_TABLES:
-            assert len(TUNED_TABLES[name]) == table_size > 0
-        for state in game_positions(name, count=5, seed=4):
-            cells = cells_of(state)
-            assert ((0 <= cells) & (cells < max(table_size, 1))).all() and (len(cells) > 0) == (table_size > 0)
+    table_size = GAMES[name].search.table_size
+    if name in TUNED_TABLES:
+        assert len(TUNED_TABLES[name]) == table_size > 0
+    for state in game_positions(name, count=5, seed=4):
+        cells = cells_of(state)
+        assert ((0 <= cells) & (cells < max(table_size, 1))).all() and (len(cells) > 0) == (table_size > 0)
 
 
 def test_the_tuning_command_prints_an_entry_of_the_weights_file(capsys):
