@@ -9,6 +9,7 @@ import pytest
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
+AsyncKernelManager = pytest.importorskip("jupyter_client.manager").AsyncKernelManager
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 #: Each notebook and the module it needs beyond the base install (the training extras), if any.
@@ -31,9 +32,11 @@ def test_notebook_runs_in_quick_mode(name, tmp_path, monkeypatch):
         pytest.importorskip(REQUIRES[name])
     monkeypatch.setenv("AWALE_QUICK", "1")
     notebook = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
-    client = nbclient.NotebookClient(
-        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
-    )
+    # The kernel listens on Unix sockets in the test's directory, not on TCP ports: jupyter_client picks free ports
+    # before the kernel binds them, and a test running beside it can take one in between (jupyter_client issue 487:
+    # "Address already in use", then "Kernel didn't respond in 60 seconds").
+    kernel = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel"))
+    client = nbclient.NotebookClient(notebook, km=kernel, timeout=300, resources={"metadata": {"path": str(tmp_path)}})
     client.execute()  # raises CellExecutionError, with the cell and the traceback, if any cell fails
     images = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs if "image/png" in o.get("data", {})]
     assert images, f"{name} drew nothing"
