@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import sys
 
+from competition.fast_exit import skip_final_collections
+
 
 def main() -> None:
     """Entry point of the ``awale`` console script and of ``python -m awale_apps``."""
+    skip_final_collections()
     if sys.argv[1:2] != ["bot"]:
         from awale_apps.cli import main as cli_main
 

@@ -17,6 +17,8 @@ import sys
 import threading
 import time
 
+from competition.fast_exit import skip_final_collections
+
 #: prctl's option that sends this process a signal when its parent dies (Linux).
 PR_SET_PDEATHSIG = 1
 #: Seconds between two looks of a worker at its parent, where prctl is missing.
@@ -27,7 +29,9 @@ def die_with_parent(parent: int) -> None:
     """End this process (SIGKILL) when ``parent``, the process that started it, dies, even killed with SIGKILL: on
     Linux the kernel kills it (prctl PDEATHSIG), elsewhere a thread of its own sees it orphaned within
     :data:`PARENT_POLL_SECONDS`. Call it in the worker, in the thread that lives as long as the worker; ``parent``
-    is the parent's pid as the parent gave it (a parent that died before the call is seen too)."""
+    is the parent's pid as the parent gave it (a parent that died before the call is seen too). A worker that is
+    asked to stop ends fast as well (:func:`competition.fast_exit.skip_final_collections`)."""
+    skip_final_collections()
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)

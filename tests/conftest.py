@@ -27,6 +27,7 @@ import pytest
 
 from awale_env.games import GAMES, Game
 from awale_env.registration import gymnasium_id, pettingzoo_id, register_environments
+from competition.fast_exit import skip_final_collections
 
 # Several tests Ctrl-C a subprocess (a trainer, the arena, a bot) and expect it to stop. A suite started in the
 # background by a non-interactive shell (`cmd &`, nohup) ignores SIGINT, every subprocess would inherit that, and
@@ -34,6 +35,8 @@ from awale_env.registration import gymnasium_id, pettingzoo_id, register_environ
 # to the default in each subprocess it starts, so with one installed they start as from a terminal.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+skip_final_collections()  # pytest's processes too: seconds of collecting after the last test otherwise
 
 #: Rule flags worth testing beside a game's defaults (each game is tested with its defaults as well).
 RULE_VARIANTS: dict[str, tuple[dict[str, Any], ...]] = {
@@ -204,3 +207,28 @@ def toy_game() -> Iterator[Game]:
 def toy_turns() -> Iterator[Game]:
     """The toy game with another turn of tests/toy_turns/, registered for one test."""
     yield from _registered_for_a_test("toy_turns")
+
+
+#: The signals whose handlers a test must leave as it found them.
+GUARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@pytest.fixture(autouse=True)
+def signal_handlers_put_back() -> Iterator[None]:
+    """A test that leaves SIGINT's or SIGTERM's handler changed (a library's, as nbclient's when a kernel fails to
+    start) fails itself, and the handler is put back: the test worker goes on running later tests, and a test of
+    Ctrl-C there would otherwise fail for no fault of its own."""
+    before = {number: signal.getsignal(number) for number in GUARDED_SIGNALS}
+    yield
+    changed = [signal.Signals(number).name for number, handler in before.items() if signal.getsignal(number) != handler]
+    for number, handler in before.items():
+        if signal.getsignal(number) != handler:
+            signal.signal(number, handler)
+    assert not changed, f"the test left the handler of {', '.join(changed)} changed"
+
+
+@pytest.fixture
+def temporary_files_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python's temporary directory is the test's own: SB3 makes a log directory there at every ``learn()`` without
+    a logger of the caller's, which would otherwise stay in /tmp."""
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))

@@ -169,6 +169,7 @@ def test_step_before_reset_is_an_error():
         AwaleEnv().step(0)
 
 
+@pytest.mark.usefixtures("temporary_files_in_tmp_path")
 def test_maskable_ppo_trains_through_subprocess_vec_env():
     sb3_contrib = pytest.importorskip("sb3_contrib")
     from sb3_contrib.common.maskable.utils import get_action_masks

@@ -295,6 +295,7 @@ def test_pretrained_checkpoint_truncated_is_refused_and_whole_beats_greedy(tmp_p
 
 
 @pytest.mark.skipif(not pretrained_path().exists(), reason="no shipped checkpoint")
+@pytest.mark.usefixtures("temporary_files_in_tmp_path")
 def test_your_own_sb3_code_loads_evaluates_and_fine_tunes_the_shipped_policy_in_three_lines():
     import torch
     from sb3_contrib.common.maskable.evaluation import evaluate_policy

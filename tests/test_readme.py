@@ -120,7 +120,8 @@ def test_readme_python_block_runs_on_its_own(block, tmp_path):
         assert block.not_run.strip(), "a not-run marker says why: <!-- readme-test: not run: REASON -->"
         pytest.skip(f"marked not run: {block.not_run}")
     path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    env = {**os.environ, "AWALE_QUICK": "1", "PYTHONPATH": path, "MPLBACKEND": "Agg"}
+    # TMPDIR: SB3 makes a log directory in the temporary directory at every learn() without a logger of the caller's
+    env = {**os.environ, "AWALE_QUICK": "1", "PYTHONPATH": path, "MPLBACKEND": "Agg", "TMPDIR": str(tmp_path)}
     done = subprocess.run(
         [sys.executable, "-c", block.code], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=900
     )

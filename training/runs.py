@@ -47,6 +47,7 @@ from agents.extras import MissingExtraError
 from agents.registry import format_spec
 from awale_env.errors import CheckpointError
 from competition import interrupts
+from competition.fast_exit import skip_final_collections
 from training import option_help
 
 CONFIG_FILE = "config.json"
@@ -502,6 +503,7 @@ def main(trainer: Trainer, argv: list[str] | None, description: str) -> Any:
     checkpoints end it with one line ``error: ...`` on stderr (exit code 2); a file that cannot be read or written (a
     full disk) or a missing extra (Ray) too, with exit code 1 as the ``awale`` command's; Ctrl-C with one line saying
     how to resume (exit code 130), SIGTERM too (143)."""
+    skip_final_collections()
     run_dir = None
     try:
         with interrupts.caught():
