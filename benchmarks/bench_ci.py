@@ -8,7 +8,8 @@ The clone goes to a temporary directory (deleted after), so the figures are a ne
 packages installed from the index. Figures: ``main_tests`` and ``main_seconds`` (pytest's own count and time of the
 main suite), ``ray_tests`` and ``ray_seconds``, and ``total_seconds`` (the whole command, installs included).
 ``--busy N`` runs N busy processes beside it (load 8 on 2 cores with 8: a student's laptop, issue 41's goal), and
-``--runs K`` runs CI K times in a row from fresh clones (the figures of each; it stops at the first that fails).
+``--runs K`` runs CI K times in a row from fresh clones (the figures of each; it stops at the first that fails; the
+result file is written after each run, ``runs_passed`` saying how many in a row passed so far).
 Each run's whole output is kept in the temporary directory's ``bench_ci_runK.log`` (its stages' times, the slowest
 tests).
 """
@@ -42,21 +43,20 @@ def suites(output: str) -> dict[str, float]:
             "ray_seconds": round(ray_seconds)}  # fmt: skip
 
 
-def run_ci() -> tuple[int, str, float]:
-    """``CI=true bash .ci/run`` in a fresh clone of this commit: its exit code, output and seconds."""
-    with tempfile.TemporaryDirectory() as scratch:
-        clone = Path(scratch) / "clone"
-        subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
-        started = time.monotonic()
-        ci = subprocess.Popen(["bash", ".ci/run"], cwd=clone, env={**os.environ, "CI": "true"}, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
-        try:
-            output = ci.communicate()[0]
-        finally:  # on every way out (SIGTERM included) .ci/run's group goes, pip or pytest with it, before the clone
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(ci.pid, signal.SIGKILL)
-            ci.wait()
-        return ci.returncode, output, time.monotonic() - started
+def run_ci(clone: Path) -> tuple[int, str, float]:
+    """``CI=true bash .ci/run`` in a fresh clone of this commit made at ``clone``: its exit code, output and
+    seconds."""
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
+    started = time.monotonic()
+    ci = subprocess.Popen(["bash", ".ci/run"], cwd=clone, env={**os.environ, "CI": "true"}, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+    try:
+        output = ci.communicate()[0]
+    finally:  # on every way out (SIGTERM included) .ci/run's group goes, pip or pytest with it, before the clone
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(ci.pid, signal.SIGKILL)
+        ci.wait()
+    return ci.returncode, output, time.monotonic() - started
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -69,9 +69,11 @@ def main(argv: list[str] | None = None) -> int:
         args.out = RESULTS / f"ci_busy{args.busy}.json"
     runs = []
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the busy processes are ended on the way out
-    with busy_processes(args.busy):
+    # The clones (2 GB of virtual environments each) are deleted once the busy processes have ended: beside them
+    # deleting one took minutes.
+    with tempfile.TemporaryDirectory() as scratch, busy_processes(args.busy):
         for run in range(1, args.runs + 1):
-            code, output, total = run_ci()
+            code, output, total = run_ci(Path(scratch) / f"clone{run}")
             log = Path(tempfile.gettempdir()) / f"bench_ci_run{run}.log"  # the clone is gone: its whole output, kept
             log.write_text(output)  # for its stages' times and the slowest tests, whether it passed or not
             if code != 0:
@@ -81,8 +83,9 @@ def main(argv: list[str] | None = None) -> int:
             runs.append({**suites(output), "total_seconds": round(total)})
             summary = ", ".join(f"{key} {value:,}" for key, value in runs[-1].items())
             print(f"run {run}: {summary} (its output: {log})", flush=True)
-    figures = runs[0] if len(runs) == 1 else {**runs[-1], "runs": runs}
-    write_result(args.out, figures, options={"busy": args.busy, "runs": args.runs})
+            # after each run: one stopped in the middle of the next (hours in, beside busy processes) keeps these
+            figures = runs[0] if len(runs) == 1 else {**runs[-1], "runs": runs}
+            write_result(args.out, figures, options={"busy": args.busy, "runs": args.runs}, runs_passed=len(runs))
     return 0
 
 
