@@ -23,7 +23,9 @@ solved store difference; ``seeds_lost`` is the mean store difference its moves g
 seat as well, and for alpha-beta by whether its first search found its side behind after the opening (``by_start``),
 the endgame figures, the bot's simulations (at the start and per pair) and every game's record: its moves and our
 agent's searches (depth, value, nodes, seconds), so that a lost game can be replayed and analysed.
-``--summarise FILE`` adds ``by_start`` to a result file from its records.
+``--summarise FILE`` adds ``by_start`` to a result file from its records; with ``--deep-depth D`` also
+``by_deep_value``: each opening searched to depth D (a fixed depth: the same figures on a busy machine), the games
+split by its value for our side (behind by more than 5 seeds, balanced, ahead by more), the values beside the records.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ from match import score_interval
 from provenance import RESULTS, write_result
 
 from agents import make
+from agents.alphabeta import MATE_BOUND
+from agents.evaluation import make_evaluation, units_per_seed
 from awale_env.games import GAMES, Game, get_game
 
 UCT_C = 2.0
@@ -169,12 +173,58 @@ def by_start(games: list[dict[str, Any]]) -> dict[str, Any]:
     return {"by_start": {"behind": summary(behind), "level_or_ahead": summary(rest)}}
 
 
-def summarise(path: Path) -> None:
+#: Seeds within which a deep search's value of an opening counts as balanced (:func:`by_deep_value`).
+BALANCED_SEEDS = 5
+
+
+def opening_values(game: Game, options: dict[str, Any], openings: list[list[int]], depth: int) -> dict[str, Any]:
+    """Alpha-beta's value (default evaluation, fixed ``depth``: the same on a busy machine) of the position after
+    each distinct opening: ``{"0,2": {"to_move": 1, "seeds": 13.1, "proven": False}, ...}``, in seeds for the player
+    to move; a proven win or loss (the search reached every end) counts as the whole board's seeds."""
+    agent = make(f"alphabeta:depth={depth}", seed=0)
+    per_seed = units_per_seed(make_evaluation(agent.eval, game.name))
+    total = sum(game.initial(**options).board)
+    values = {}
+    for opening in sorted({tuple(moves) for moves in openings}):
+        state = game.initial(**options)
+        for action in opening:
+            state = state.play(action)
+        agent.reset(0)  # each value its own search, whatever was searched before
+        agent.act(state)
+        value, proven = agent.last_search["value"], abs(agent.last_search["value"]) > MATE_BOUND
+        seeds = (total if value > 0 else -total) if proven else round(value / per_seed, 1)
+        values[",".join(map(str, opening))] = {"to_move": state.to_move, "seeds": seeds, "proven": proven}
+    return values
+
+
+def by_deep_value(games: list[dict[str, Any]], values: dict[str, Any], depth: int) -> dict[str, Any]:
+    """The games split by a deep search's value of their opening for our side (:func:`opening_values`): behind by
+    more than :data:`BALANCED_SEEDS` seeds, balanced, or ahead by more."""
+
+    def ours(game: dict[str, Any]) -> float:
+        value = values[",".join(map(str, game["opening"]))]
+        return value["seeds"] if value["to_move"] == game["seat"] else -value["seeds"]
+
+    split: dict[str, Any] = {"depth": depth, "balanced_seeds": BALANCED_SEEDS}
+    split["behind"] = summary([g for g in games if ours(g) < -BALANCED_SEEDS])
+    split["balanced"] = summary([g for g in games if abs(ours(g)) <= BALANCED_SEEDS])
+    split["ahead"] = summary([g for g in games if ours(g) > BALANCED_SEEDS])
+    return {"by_deep_value": split}
+
+
+def summarise(path: Path, deep_depth: int | None = None) -> None:
     """Add :func:`by_start` to each agent's figures in the result file ``path`` from its game records (figures
-    derived from the games it holds, nothing played again)."""
+    derived from the games it holds, nothing played again), and with ``deep_depth`` :func:`by_deep_value` (the
+    openings' values beside the records, ``opening_values``)."""
     record = json.loads(path.read_text())
     for spec, games in record["game_records"].items():
         record["figures"][spec] |= by_start(games)
+    if deep_depth is not None:
+        openings = [g["opening"] for games in record["game_records"].values() for g in games]
+        values = opening_values(get_game(record["game"]), record["options"], openings, deep_depth)
+        record["opening_values"] = {"depth": deep_depth, "values": values}
+        for spec, games in record["game_records"].items():
+            record["figures"][spec] |= by_deep_value(games, values, deep_depth)
     written = path.with_name(path.name + ".tmp")  # the file is replaced whole or left as it was
     written.write_text(json.dumps(record, indent=1, default=str) + "\n")
     written.replace(path)
@@ -233,6 +283,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--summarise", type=Path, help="only add the figures derived from the game records of this "
                         "result file (by_start) to it")  # fmt: skip
+    parser.add_argument("--deep-depth", type=int, help="with --summarise: also search each opening to this depth and "
+                        "split the games by its value for our side (by_deep_value)")  # fmt: skip
     parser.add_argument("--game", choices=list(GAMES), help="our game (required to play)")
     parser.add_argument("--option", type=rule_flag, action="append", default=[], help="a rule flag, FLAG=VALUE")
     parser.add_argument("--openspiel", help="pyspiel's name of the game (default: --game)")
@@ -249,9 +301,11 @@ def main(argv: list[str] | None = None) -> None:
                         help="write the figures and their provenance as JSON (default file: "
                         "benchmarks/results/strength_openspiel_<game>.json)")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.deep_depth is not None and (args.summarise is None or args.deep_depth < 1):
+        parser.error(f"--deep-depth goes with --summarise and is a positive depth, got {args.deep_depth}")
     if args.summarise is not None:
         try:
-            summarise(args.summarise)
+            summarise(args.summarise, args.deep_depth)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
             parser.error(f"--summarise {args.summarise}: not a readable result file of this script with game records "
                          f"({type(error).__name__}: {error})")  # fmt: skip

@@ -1,6 +1,7 @@
 """benchmarks/strength_openspiel.py in miniature: our alpha-beta against OpenSpiel's MCTS bot on Kalah (pinned to a
 few simulations), its result file's game records replayed move for move, and the games split by how the opening
-left our side (``by_start``), also derived again from the records by ``--summarise``."""
+left our side (``by_start``), also derived again from the records by ``--summarise``, and by a deeper search's value of
+each opening (``--deep-depth``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import pytest
 from benchmark_scripts import load_benchmark
 
+from agents import make
 from awale_env.games.kalah import State
 
 
@@ -37,6 +39,26 @@ def test_a_small_match_keeps_replayable_games_and_splits_them_by_the_opening(tmp
     out.write_text(json.dumps(record))
     script.main(["--summarise", str(out)])
     assert json.loads(out.read_text())["figures"]["alphabeta:depth=2"]["by_start"] == split
+    script.main(["--summarise", str(out), "--deep-depth", "4"])
+    record = json.loads(out.read_text())
+    deep, values = record["figures"]["alphabeta:depth=2"]["by_deep_value"], record["opening_values"]["values"]
+    assert sum(deep[part]["games"] for part in ("behind", "balanced", "ahead")) == 4 and deep["depth"] == 4
+    agent = make("alphabeta:depth=4", seed=0)
+    for game in games:  # each opening's value is the search's from the player to move, in seeds
+        state = State.initial()
+        for action in game["opening"]:
+            state = state.play(action)
+        agent.reset(0)
+        agent.act(state)
+        value = values[",".join(map(str, game["opening"]))]
+        assert value == {"to_move": state.to_move, "seeds": agent.last_search["value"] / 10, "proven": False}
+
+
+def test_deep_depth_goes_with_summarise(monkeypatch, capsys):
+    script = load_benchmark("strength_openspiel", monkeypatch)
+    with pytest.raises(SystemExit) as stop:
+        script.main(["--deep-depth", "4", "--game", "kalah", "--agent", "alphabeta:depth=2"])
+    assert stop.value.code == 2 and "--deep-depth goes with --summarise" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("text", ["not json", '{"game_records": 3}', '{"figures": {}}'])
