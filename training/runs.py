@@ -46,6 +46,7 @@ from agents.checkpoint import atomic_write
 from agents.extras import MissingExtraError
 from agents.registry import format_spec
 from awale_env.errors import CheckpointError
+from awale_env.games import get_game
 from competition import interrupts
 from competition.fast_exit import skip_final_collections
 from training import option_help
@@ -79,6 +80,16 @@ PLACE_FIELDS = ("run_dir", "resume")
 def default_run_dir(trainer: str, game: str) -> str:
     """Where a run goes when ``--run-dir`` is not given."""
     return f"runs/{trainer}-{game}"
+
+
+def game_defaults(config: Any, trainer: str) -> dict[str, Any]:
+    """The run directory and ply limit of a trainer's ``config`` (its ``game``, ``run_dir`` and ``max_plies``), its
+    game's defaults where it leaves them out: for ``dataclasses.replace``."""
+    game = get_game(config.game)
+    return {
+        "run_dir": config.run_dir or default_run_dir(trainer, game.name),
+        "max_plies": game.default_max_plies if config.max_plies is None else config.max_plies,
+    }
 
 
 def play_spec(agent: str, path: str | Path) -> str:

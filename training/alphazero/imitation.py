@@ -306,12 +306,7 @@ def train(config: ImitationConfig) -> Run:
 
 def resolved(config: ImitationConfig) -> ImitationConfig:
     """``config`` with the game's defaults filled in (run directory, ply limit)."""
-    game = get_game(config.game)
-    return dataclasses.replace(
-        config,
-        run_dir=config.run_dir or runs.default_run_dir(TRAINER_NAME, game.name),
-        max_plies=game.default_max_plies if config.max_plies is None else config.max_plies,
-    )
+    return dataclasses.replace(config, **runs.game_defaults(config, TRAINER_NAME))
 
 
 TRAINER = runs.Trainer(

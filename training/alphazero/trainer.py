@@ -424,13 +424,7 @@ def train_run(config: AlphaZeroConfig, initial: RingNet | None) -> Run:
 
 def resolved(config: AlphaZeroConfig) -> AlphaZeroConfig:
     """``config`` with the game's defaults filled in (run directory, ply limit)."""
-    game = get_game(config.game)
-    return dataclasses.replace(
-        config,
-        run_dir=config.run_dir or runs.default_run_dir(TRAINER_NAME, game.name),
-        max_plies=game.default_max_plies if config.max_plies is None else config.max_plies,
-        references=tuple(config.references),
-    )
+    return dataclasses.replace(config, **runs.game_defaults(config, TRAINER_NAME), references=tuple(config.references))
 
 
 TRAINER = runs.Trainer(TRAINER_NAME, AlphaZeroConfig, resolved, train, STATE_FILE, RESUMABLE)

@@ -162,9 +162,8 @@ def resolved(args: Args) -> Args:
     game = get_game(args.game)
     args = dataclasses.replace(
         args,
-        run_dir=args.run_dir or runs.default_run_dir(TRAINER_NAME, game.name),
+        **runs.game_defaults(args, TRAINER_NAME),
         features=args.features or ("board" if args.network == RING_KIND else default_features(game)),
-        max_plies=game.default_max_plies if args.max_plies is None else args.max_plies,
         eval_opponents=tuple(args.eval_opponents),
         league=tuple(args.league),
         net_arch=tuple(args.net_arch),
