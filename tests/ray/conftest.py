@@ -59,3 +59,11 @@ def without_toolkit(tmp_path: Any) -> dict[str, str]:
     folder.mkdir()
     (folder / "sitecustomize.py").write_text(NOT_INSTALLED)
     return {"PYTHONPATH": str(folder)}
+
+
+@pytest.fixture
+def signal_handlers_put_back() -> Iterator[None]:
+    """Not for Ray's tests: the main suite's guard (tests/conftest.py) fails a test that leaves SIGINT's or SIGTERM's
+    handler changed, and Ray's driver installs its own SIGTERM handler in ``ray.init`` (Tune its SIGINT one), which
+    stay after ``ray.shutdown()``: every test of a Ray started in this process would fail."""
+    yield
