@@ -220,11 +220,10 @@ def signal_handlers_put_back() -> Iterator[None]:
     Ctrl-C there would otherwise fail for no fault of its own."""
     before = {number: signal.getsignal(number) for number in GUARDED_SIGNALS}
     yield
-    changed = [signal.Signals(number).name for number, handler in before.items() if signal.getsignal(number) != handler]
-    for number, handler in before.items():
-        if signal.getsignal(number) != handler:
-            signal.signal(number, handler)
-    assert not changed, f"the test left the handler of {', '.join(changed)} changed"
+    changed = {number: handler for number, handler in before.items() if signal.getsignal(number) != handler}
+    for number, handler in changed.items():
+        signal.signal(number, handler)
+    assert not changed, f"the test left the handler of {', '.join(signal.Signals(n).name for n in changed)} changed"
 
 
 @pytest.fixture
