@@ -25,10 +25,11 @@ from awale_apps.bot import AgentPlayer, BotGame, LineReader, ProtocolError, pars
 from awale_apps.bot_engine import EnginePlayer
 from awale_apps.bot_fallback import CompiledRules, plain_rules
 from awale_apps.cli import app
-from awale_env.games import get_game
+from awale_env.games import DEFAULT_GAME, get_game
 from competition.programs import Fault, check_answer
 
 GAME = get_game("awale16_2025")
+DEFAULT = get_game(DEFAULT_GAME)  # the game of the shipped PPO policy
 BOT = [sys.executable, "-m", "awale_apps", "bot", "--game", GAME.name]
 REFEREE = [sys.executable, "-m", "awale_apps", "referee"]
 #: Seconds any one process of these tests may take (start-up included).
@@ -586,12 +587,14 @@ def test_the_bot_answers_without_numpy_numba_torch_or_a_command_line_framework()
     assert "awale_apps" in imported and not imported & {"numpy", "numba", "torch", "typer", "click", "awale_env"}
 
 
-def test_the_agent_s_process_loads_neither_torch_nor_scipy():
-    """The AlphaZero agent's process plays the network through numpy: no torch (seconds of import), no scipy (which
-    numba imports for compiled linear algebra no kernel uses), no Gymnasium; its ready event says where its seconds
-    went."""
-    engine = [sys.executable, "-X", "importtime", "-m", "awale_apps.bot_engine", "--game", GAME.name, "--agent",
-              "alphazero:pretrained,simulations=16", "--budget", "2"]  # fmt: skip
+@pytest.mark.parametrize(
+    ("agent", "game"), [("alphazero:pretrained,simulations=16", GAME), ("ppo:pretrained", DEFAULT)]
+)
+def test_the_agent_s_process_loads_neither_torch_nor_scipy(agent, game):
+    """The shipped networks' processes play them through numpy: no torch (seconds of import), no scipy (which numba
+    imports for compiled linear algebra no kernel uses), no Gymnasium; its ready event says where its seconds went."""
+    engine = [sys.executable, "-X", "importtime", "-m", "awale_apps.bot_engine", "--game", game.name, "--agent",
+              agent, "--budget", "2"]  # fmt: skip
     process = subprocess.Popen(engine, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     process.stdin.write(json.dumps({"id": 1, "moves": ["1R"], "until": time.monotonic() + 60}) + "\n")
     process.stdin.flush()
@@ -599,7 +602,7 @@ def test_the_agent_s_process_loads_neither_torch_nor_scipy():
     _, err = process.communicate(timeout=TIMEOUT)
     assert [event["event"] for event in events] == ["ready", "move"], err[-2000:]
     assert list(events[0]["phases"]) == ["python", "rules", "agent", "warm-up"]
-    assert GAME.initial().play("1R").is_legal(GAME.parse_move(events[1]["move"]))
+    assert game.initial().play("1R").is_legal(game.parse_move(events[1]["move"]))
     imported = {line.rsplit("|", 1)[1].strip() for line in err.splitlines() if "|" in line}
     # what a real import of each loads (the import of scipy that numba tries, refused at once, is logged too)
     assert "numba.core" in imported and not imported & {"torch._C", "scipy._lib", "gymnasium.core", "typer.main"}

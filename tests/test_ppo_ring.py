@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 import zipfile
 
 import numpy as np
@@ -18,10 +20,12 @@ from ring_runs import ring_args, run_and_resume  # noqa: E402
 
 import agents  # noqa: E402
 from agents.alphazero.agent import pretrained_path as alphazero_path  # noqa: E402
-from agents.alphazero.network import load_network  # noqa: E402
+from agents.alphazero.network import build_network, load_network  # noqa: E402
 from agents.ppo import PPOAgent, pretrained_path  # noqa: E402
 from agents.ppo.checkpoint import member_caps, policy_from_npz, read_training_checkpoint  # noqa: E402
+from agents.ppo.policy import observe  # noqa: E402
 from agents.ppo.ring import RingPolicyNet  # noqa: E402
+from agents.ppo.ring_play import RingPlayer  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
 from awale_env.games import get_game  # noqa: E402
 from training.ppo.trainer import main, train  # noqa: E402
@@ -36,7 +40,7 @@ def from_alphazero(tmp_path_factory):
 def test_move_0_plays_the_alphazero_networks_prior_then_it_trains_on(from_alphazero):
     first = PPOAgent.load(from_alphazero / "checkpoints" / "step_000000000.zip")
     last = PPOAgent.load(from_alphazero / "checkpoints" / "last.zip")
-    assert isinstance(first.net, RingPolicyNet) and isinstance(last.net, RingPolicyNet)
+    assert isinstance(first.net, RingPlayer) and isinstance(last.net, RingPlayer)  # read from a file: numpy's
     source = load_network(alphazero_path("awale16"))
     states = random_states("awale16", 12, seed=0)
     observations = np.stack([s.observation_tensor(s.to_move) for s in states])
@@ -44,7 +48,7 @@ def test_move_0_plays_the_alphazero_networks_prior_then_it_trains_on(from_alphaz
         prior = source(torch.from_numpy(observations))[0].numpy()
     np.testing.assert_allclose(first.net.logits(observations), prior, atol=1e-4)
     for name, tensor in source.state_dict().items():  # the saved network is an AlphaZero network: the same tensors
-        assert torch.equal(first.net.net.state_dict()[name], tensor), name
+        assert np.array_equal(first.net.arrays[f"state.{name}"], tensor.numpy()), name
     assert not np.allclose(last.net.logits(observations), prior, atol=1e-4)  # PPO changed it
     for state in states:  # the agent plays the network's best legal move, in the game's own numbering
         legal = state.legal_actions()
@@ -56,11 +60,13 @@ def test_move_0_plays_the_alphazero_networks_prior_then_it_trains_on(from_alphaz
 def test_a_resume_goes_on_with_ring_snapshots_in_the_pool(from_alphazero):
     checkpoint = read_training_checkpoint(from_alphazero / "checkpoints" / "last.zip")
     assert checkpoint.num_timesteps == 512 and checkpoint.args["network"] == "ring"
-    assert checkpoint.pool and all(isinstance(net, RingPolicyNet) for _, net in checkpoint.pool)
+    assert checkpoint.pool and all(isinstance(net, RingPlayer) for _, net in checkpoint.pool)
     # the played network is the trained one: the SB3 policy's tensors under mlp_extractor.net
-    played = PPOAgent.load(checkpoint.path).net.net.state_dict()
-    for name, tensor in played.items():
-        assert torch.equal(checkpoint.policy[f"mlp_extractor.net.{name}"], tensor), name
+    played = PPOAgent.load(checkpoint.path).net.arrays
+    names = [name.removeprefix("state.") for name in played if name.startswith("state.")]
+    assert names and len(names) == sum(key.startswith("mlp_extractor.net.") for key in checkpoint.policy)
+    for name in names:
+        assert np.array_equal(checkpoint.policy[f"mlp_extractor.net.{name}"].numpy(), played[f"state.{name}"]), name
 
 
 def with_old_names(args: dict) -> dict:
@@ -162,7 +168,7 @@ def crafted(policy: bytes, change) -> bytes:
 def test_a_crafted_ring_policy_is_refused_naming_what_is_wrong(from_alphazero, change, message):
     with zipfile.ZipFile(from_alphazero / "checkpoints" / "last.zip") as archive:
         policy = archive.read("policy.npz")
-    assert isinstance(policy_from_npz(policy, "policy.npz"), RingPolicyNet)
+    assert isinstance(policy_from_npz(policy, "policy.npz"), RingPlayer)
     with pytest.raises(CheckpointError, match=message):
         policy_from_npz(crafted(policy, change), "policy.npz")
 
@@ -176,3 +182,35 @@ def test_the_size_caps_of_a_ring_checkpoint_hold_its_members_and_little_more(fro
     assert sizes["policy.npz"] <= caps["npz"][0] < 2 * sizes["policy.npz"] + (1 << 20)
     assert sizes["policy.pth"] <= caps["policy.pth"][0]
     assert sizes["policy.optimizer.pth"] <= caps["policy.optimizer.pth"][0]
+
+
+def test_a_ring_policy_read_from_its_file_plays_with_numpy_as_torch_computes_it():
+    """The shipped policy (a ring network that sees the tactical features) gives torch's logits to float rounding,
+    and writes back the file member it was read from."""
+    member = zipfile.ZipFile(pretrained_path("awale16")).read("policy.npz")
+    played = policy_from_npz(member, "policy.npz")
+    net = build_network(played.config)
+    net.load_state_dict(
+        {k.removeprefix("state."): torch.from_numpy(a) for k, a in played.arrays.items() if k.startswith("state.")}
+    )
+    trained = RingPolicyNet(net)  # the network as training holds it, in torch
+    assert isinstance(played, RingPlayer) and played.features == trained.features == "tactics"
+    observations = np.stack([observe(s, s.to_move, "tactics") for s in random_states("awale16", 24, seed=4)])
+    np.testing.assert_allclose(played.logits(observations), trained.logits(observations), rtol=1e-5, atol=1e-4)
+    again = dict(np.load(io.BytesIO(played.to_npz())))
+    original = dict(np.load(io.BytesIO(member)))
+    assert again.keys() == original.keys() and all(np.array_equal(again[k], original[k]) for k in original)
+
+
+def test_a_fresh_process_plays_the_shipped_policy_without_torch():
+    script = (
+        "import sys\n"
+        "sys.modules['torch'] = None  # importing torch fails\n"
+        "from agents import make\n"
+        "from awale_env.games import get_game\n"
+        "game = get_game('awale16')\n"
+        "print(game.format_move(make('ppo:pretrained').act(game.initial())))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    get_game("awale16").parse_move(done.stdout.strip())

@@ -133,8 +133,10 @@ def test_move_0_plays_the_board_policy_then_ppo_trains_the_features(board_run, f
     states = random_states(DEFAULT_GAME, 16, seed=4)
     assert [first.act(s) for s in states] == [board.act(s) for s in states]
     size = get_game(DEFAULT_GAME).obs_size
-    tactic_weights = last.net.net.stem.weight[:, -4:]
-    assert not first.net.net.stem.weight[:, -4:].any() and tactic_weights.abs().sum() > 0  # PPO moved them
+    tactic_weights = last.net.arrays["state.stem.weight"][:, -4:]
+    assert (
+        not first.net.arrays["state.stem.weight"][:, -4:].any() and np.abs(tactic_weights).sum() > 0
+    )  # PPO moved them
     obs = observations(DEFAULT_GAME, 8, seed=5)
     np.testing.assert_allclose(first.net.logits(obs), board.net.logits(obs[:, :size]), atol=1e-4)
     checkpoint = read_training_checkpoint(from_board / "checkpoints" / "last.zip")

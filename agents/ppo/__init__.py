@@ -1,9 +1,10 @@
 """The PPO agent: a policy trained by :mod:`training.ppo.trainer`, played from its checkpoint.
 
-The policy networks and their features are :mod:`agents.ppo.policy` (the MLP, played with numpy alone: neither torch
-nor SB3) and :mod:`agents.ppo.ring` (the AlphaZero agent's network, which needs torch), the checkpoint file
-:mod:`agents.ppo.checkpoint`. Your own SB3 code loads, evaluates and fine-tunes a policy with :func:`sb3_model`
-on :func:`sb3_env` (:mod:`agents.ppo.sb3`, importable from here too, as the docs show).
+The policy networks and their features are :mod:`agents.ppo.policy` (the MLP) and :mod:`agents.ppo.ring` (the
+AlphaZero agent's network, in torch to train; :mod:`agents.ppo.ring_play` plays it), both played with numpy alone
+(neither torch nor SB3); the checkpoint file :mod:`agents.ppo.checkpoint`. Your own SB3 code loads, evaluates and
+fine-tunes a policy with :func:`sb3_model` on :func:`sb3_env` (:mod:`agents.ppo.sb3`, importable from here too, as
+the docs show).
 """
 
 from __future__ import annotations
@@ -16,9 +17,6 @@ import numpy as np
 from agents.base import Limit, check_seed, game_refusal
 from agents.ppo.checkpoint import open_checkpoint, policy_from_npz, read_config, read_tensor_member
 from agents.ppo.policy import Policy
-from agents.ppo.sb3 import LearnerView as LearnerView  # the public SB3 API documented at this path (docs/ppo.md)
-from agents.ppo.sb3 import sb3_env as sb3_env
-from agents.ppo.sb3 import sb3_model as sb3_model
 from awale_env.errors import CheckpointError as CheckpointError  # documented as agents.ppo.CheckpointError
 from awale_env.games import DEFAULT_GAME, GAMES, Game, game_of, get_game
 
@@ -123,3 +121,17 @@ class PPOAgent:
                 raise ValueError(game_refusal(self, self.name, game.name))
             self._load(pretrained_path(game))  # the shipped policies: the one for this game
         return self.net.act(state, None if self.deterministic else self._rng)
+
+
+#: The public SB3 API documented at this path (docs/ppo.md), in :mod:`agents.ppo.sb3`.
+SB3_API = ("LearnerView", "sb3_env", "sb3_model")
+
+
+def __getattr__(name: str) -> Any:
+    """:data:`SB3_API`, loaded when first asked for: it imports Gymnasium's envs, which playing a checkpoint never
+    needs (``awale bot``'s engine plays the shipped policy without them)."""
+    if name in SB3_API:
+        from agents.ppo import sb3
+
+        return getattr(sb3, name)
+    raise AttributeError(f"module 'agents.ppo' has no attribute {name!r}")

@@ -5,7 +5,7 @@ weights as plain arrays (``policy.npz``), the Stable-Baselines3 policy's and opt
 ``policy.optimizer.pth``, to go on training) and the opponent pool (``pool/``). Nothing in it is a pickle of Python
 objects: every file is read without running code from it (:mod:`agents.checkpoint`). The agent reads only
 ``config.json`` and ``policy.npz`` (:func:`open_checkpoint`, :func:`read_config`, :func:`read_tensor_member`,
-:func:`policy_from_npz`), so playing needs no SB3 (and the default MLP no torch); training reads everything
+:func:`policy_from_npz`), so playing needs neither SB3 nor torch; training reads everything
 (:func:`read_training_checkpoint`).
 """
 
@@ -22,6 +22,7 @@ from typing import Any
 
 from agents.checkpoint import load_arrays, load_tensors, open_zip, read_member
 from agents.ppo.policy import RING_KIND, RING_SHAPE, Policy, PolicyNet, input_size
+from agents.ppo.ring_play import RingPlayer, parameter_count, ring_config
 from awale_env.errors import CheckpointError
 from awale_env.games import get_game
 
@@ -67,16 +68,15 @@ def network_shape(args: dict[str, Any]) -> dict[str, Any]:
 
 
 def policy_from_npz(data: bytes, source: str) -> Policy:
-    """The policy of a ``policy.npz`` member (or a pool snapshot): an MLP (:class:`PolicyNet`), or a ring network's
-    (:class:`agents.ppo.ring.RingPolicyNet`, with a ``kind`` array); CheckpointError naming ``source`` otherwise."""
+    """The policy of a ``policy.npz`` member (or a pool snapshot), to play: an MLP (:class:`PolicyNet`), or a ring
+    network's (:class:`agents.ppo.ring_play.RingPlayer`, with a ``kind`` array), both numpy's; CheckpointError naming
+    ``source`` otherwise."""
     arrays = load_arrays(data, source)
     if "kind" not in arrays:
         return PolicyNet.from_arrays(arrays, source)
     if str(arrays["kind"]) != RING_KIND:
         raise CheckpointError(f"{source}: policy kind {str(arrays['kind'])!r} is not one of this toolkit ({RING_KIND})")
-    from agents.ppo.ring import RingPolicyNet  # torch, only for the policies that need it
-
-    return RingPolicyNet.from_arrays(arrays, source)
+    return RingPlayer(arrays, source)
 
 
 class MissingCheckpointError(CheckpointError, FileNotFoundError):
@@ -144,8 +144,6 @@ def member_caps(config: dict[str, Any]) -> dict[str, tuple[int, str]]:
         args = network_options(config["args"])
         game = get_game(args["game"])
         if args["network"] == RING_KIND:
-            from agents.ppo.ring import parameter_count, ring_config
-
             weights = 4 * parameter_count(ring_config(args))
             shape = f"ring {args['channels']} channels x {args['blocks']} blocks"
         else:

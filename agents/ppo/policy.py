@@ -2,7 +2,8 @@
 
 :class:`Policy` is what every policy does with its logits (play a move); :class:`PolicyNet`, the default network, is the
 actor of an SB3 ``MlpPolicy`` as numpy arrays (a checkpoint's ``policy.npz``, the pool's snapshots); the other,
-:class:`agents.ppo.ring.RingPolicyNet` (``--network ring``), is the AlphaZero network's and plays through torch. A
+:class:`agents.ppo.ring.RingPolicyNet` (``--network ring``), is the AlphaZero network's, trained in torch and played
+from its file with numpy (:class:`agents.ppo.ring_play.RingPlayer`). A
 policy plays one game of the toolkit (``game`` in its weights file; files without one are the default game's). The
 network sees the board from the mover's side (the State's ``observation_tensor``), by default followed by one-move
 lookahead features (:func:`tactics`, for any game with compiled search kernels), and picks an action in the mover's own

@@ -114,7 +114,7 @@ def new_sb3_model(options: dict[str, Any], env: Any, seed: int | None = None, de
     options = network_options(options)
     rate = options["learning_rate"]
     if options["network"] == RING_KIND:
-        from agents.ppo.ring import ring_config
+        from agents.ppo.ring_play import ring_config
         from agents.ppo.ring_sb3 import RingActorCriticPolicy
 
         policy, policy_kwargs = RingActorCriticPolicy, {"network": ring_config(options).to_dict()}

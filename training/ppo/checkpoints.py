@@ -40,7 +40,8 @@ from agents.ppo.checkpoint import (
     read_training_checkpoint,
 )
 from agents.ppo.policy import RING_KIND
-from agents.ppo.ring import ring_config, with_tactics
+from agents.ppo.ring import with_tactics
+from agents.ppo.ring_play import ring_config
 from agents.ppo.ring_sb3 import RING_PREFIX
 from agents.ppo.sb3 import policy_of, sb3_members
 from awale_env.errors import CheckpointError
