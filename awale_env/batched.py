@@ -69,14 +69,10 @@ class BatchedGames(ABC):
         write every game's view."""
 
     @abstractmethod
-    def step_self_play(self, rngs: np.ndarray, same_step: bool, *outputs: np.ndarray) -> None:
-        """One move in every game for the side to move (outputs as :func:`awale_env.kernels.stepper.step_self_play`)."""
-
-    @abstractmethod
-    def step_vs_random(self, same_step: bool, learner: np.ndarray, seat_mode: int, rngs: np.ndarray,
-                       *outputs: np.ndarray) -> None:  # fmt: skip
-        """One learner move and the random replies in every game (as
-        :func:`awale_env.kernels.stepper.step_vs_random`)."""
+    def step(self, vs_random: bool, same_step: bool, learner: np.ndarray, seat_mode: int, rngs: np.ndarray,
+             *outputs: np.ndarray) -> None:  # fmt: skip
+        """One move in every game: the side to move's in self-play, or the learner's and the built-in random
+        opponent's replies when ``vs_random`` (outputs as :func:`awale_env.kernels.stepper.step_games`)."""
 
     @abstractmethod
     def start(self, i: int, rngs: np.ndarray) -> None:
@@ -138,12 +134,9 @@ class CompiledGames(BatchedGames):
               obs: np.ndarray, masks: np.ndarray) -> None:  # fmt: skip
         stepper.reset_games(self.env, self.batch, vs_random, learner, seat_mode, rngs, which, obs, masks)
 
-    def step_self_play(self, rngs: np.ndarray, same_step: bool, *outputs: np.ndarray) -> None:
-        stepper.step_self_play(self.env, self.batch, rngs, same_step, *outputs)
-
-    def step_vs_random(self, same_step: bool, learner: np.ndarray, seat_mode: int, rngs: np.ndarray,
-                       *outputs: np.ndarray) -> None:  # fmt: skip
-        stepper.step_vs_random(self.env, self.batch, same_step, learner, seat_mode, rngs, *outputs)
+    def step(self, vs_random: bool, same_step: bool, learner: np.ndarray, seat_mode: int, rngs: np.ndarray,
+             *outputs: np.ndarray) -> None:  # fmt: skip
+        stepper.step_games(self.env, self.batch, vs_random, same_step, learner, seat_mode, rngs, *outputs)
 
     def start(self, i: int, rngs: np.ndarray) -> None:
         stepper.start_one(self.env, self.batch, rngs, i)
@@ -212,60 +205,45 @@ class StateBatchedGames(BatchedGames):
         legal = self.states[i].legal_actions()
         return self.play(i, legal[random_below(rngs[i], len(legal))])
 
-    def _start_vs_random(self, i: int, learner: np.ndarray, seat_mode: int, rngs: np.ndarray) -> None:
+    def _restart(self, i: int, vs_random: bool, learner: np.ndarray, seat_mode: int, rngs: np.ndarray) -> None:
+        """:func:`awale_env.kernels.stepper.restart` on the State API."""
         self.start(i, rngs)
-        learner[i] = random_below(rngs[i], 2) if seat_mode == RANDOM_SEAT else seat_mode
-        while self.status[i] == ONGOING and self.player[i] != learner[i]:
-            self._random_move(i, rngs)
+        if vs_random:
+            learner[i] = random_below(rngs[i], 2) if seat_mode == RANDOM_SEAT else seat_mode
+            while self.status[i] == ONGOING and self.player[i] != learner[i]:
+                self._random_move(i, rngs)
+
+    def _viewer(self, i: int, vs_random: bool, learner: np.ndarray) -> int:
+        """Whose view of game ``i`` the vector env shows: the learner's, or in self-play the side to move's."""
+        return int(learner[i]) if vs_random else int(self.player[i])
 
     def reset(self, vs_random: bool, learner: np.ndarray, seat_mode: int, rngs: np.ndarray, which: np.ndarray,
               obs: np.ndarray, masks: np.ndarray) -> None:  # fmt: skip
         for i in range(len(self.states)):
             if which[i]:
-                if vs_random:
-                    self._start_vs_random(i, learner, seat_mode, rngs)
-                else:
-                    self.start(i, rngs)
-            self.view(i, int(learner[i]) if vs_random else int(self.player[i]), obs, masks)
+                self._restart(i, vs_random, learner, seat_mode, rngs)
+            self.view(i, self._viewer(i, vs_random, learner), obs, masks)
 
-    def step_self_play(self, rngs: np.ndarray, same_step: bool, actions: np.ndarray, rewards: np.ndarray,
-                       outcome: np.ndarray, mover: np.ndarray, end_stores: np.ndarray, obs: np.ndarray,
-                       masks: np.ndarray, final_obs: np.ndarray, final_masks: np.ndarray) -> None:  # fmt: skip
+    def step(self, vs_random: bool, same_step: bool, learner: np.ndarray, seat_mode: int, rngs: np.ndarray,
+             actions: np.ndarray, rewards: np.ndarray, outcome: np.ndarray, mover: np.ndarray, end_stores: np.ndarray,
+             obs: np.ndarray, masks: np.ndarray, final_obs: np.ndarray, final_masks: np.ndarray) -> None:  # fmt: skip
         for i in range(len(self.states)):
             if self.status[i] != ONGOING:
-                self.start(i, rngs)
+                self._restart(i, vs_random, learner, seat_mode, rngs)
                 rewards[i], outcome[i], mover[i] = 0.0, ONGOING, -1
             else:
                 mover[i] = self.player[i]
-                rewards[i] = self.play(i, int(actions[i]))
-                outcome[i] = self.status[i]
-                if self.status[i] != ONGOING:
-                    end_stores[i] = self.stores(i)
-                    if same_step:
-                        self.view(i, int(self.player[i]), final_obs, final_masks)
-                        self.start(i, rngs)
-            self.view(i, int(self.player[i]), obs, masks)
-
-    def step_vs_random(self, same_step: bool, learner: np.ndarray, seat_mode: int, rngs: np.ndarray,
-                       actions: np.ndarray, rewards: np.ndarray, outcome: np.ndarray, end_stores: np.ndarray,
-                       obs: np.ndarray, masks: np.ndarray, final_obs: np.ndarray,
-                       final_masks: np.ndarray) -> None:  # fmt: skip
-        for i in range(len(self.states)):
-            if self.status[i] != ONGOING:
-                self._start_vs_random(i, learner, seat_mode, rngs)
-                rewards[i], outcome[i] = 0.0, ONGOING
-            else:
                 reward = self.play(i, int(actions[i]))
-                while self.status[i] == ONGOING and self.player[i] != learner[i]:
+                while vs_random and self.status[i] == ONGOING and self.player[i] != learner[i]:
                     reward -= self._random_move(i, rngs)
                 rewards[i] = reward
                 outcome[i] = self.status[i]
                 if self.status[i] != ONGOING:
                     end_stores[i] = self.stores(i)
                     if same_step:
-                        self.view(i, int(learner[i]), final_obs, final_masks)
-                        self._start_vs_random(i, learner, seat_mode, rngs)
-            self.view(i, int(learner[i]), obs, masks)
+                        self.view(i, self._viewer(i, vs_random, learner), final_obs, final_masks)
+                        self._restart(i, vs_random, learner, seat_mode, rngs)
+            self.view(i, self._viewer(i, vs_random, learner), obs, masks)
 
 
 def batched_games(

@@ -165,19 +165,14 @@ class AwaleVectorEnv(VectorEnv):
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {actions!r}")
         actions = actions.astype(np.int64, copy=False)
-        outputs = (self._obs, self._masks, self._final_obs, self._final_masks)
-        if self.self_play:
-            self.games.step_self_play(
-                self._rngs, self._same_step, actions, self._rewards, self._outcome, self._mover, self._end_stores,
-                *outputs,
-            )  # fmt: skip
-        elif self._compiled_opponent:
-            self.games.step_vs_random(
-                self._same_step, self.learner, self._seat_mode, self._rngs, actions, self._rewards, self._outcome,
-                self._end_stores, *outputs,
-            )  # fmt: skip
-        else:
+        if self.opponents:
             self._step_vs_agents(actions)
+        else:
+            self.games.step(
+                self._compiled_opponent, self._same_step, self.learner, self._seat_mode, self._rngs, actions,
+                self._rewards, self._outcome, self._mover, self._end_stores, self._obs, self._masks, self._final_obs,
+                self._final_masks,
+            )  # fmt: skip
         ended = self._outcome != ONGOING
         infos: dict[str, Any] = {
             "action_mask": self._out(self._masks),

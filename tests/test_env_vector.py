@@ -185,3 +185,18 @@ def vector_digest() -> dict:
 def test_pure_python_fallback_is_identical():
     code = "import json, test_env_vector as t; print(json.dumps(t.vector_digest()))"
     assert run_python(code) == json.loads(json.dumps(vector_digest()))
+
+
+def test_self_play_and_the_random_opponent_share_one_compiled_stepper():
+    """Both modes of a game run one compiled stepper (a mode is a run-time flag): a fresh install compiles the vector
+    env's step once per game, not once per mode."""
+    from awale_env.kernels import stepper
+
+    for opponent in (None, "random"):
+        for autoreset in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
+            vec = AwaleVectorEnv(4, opponent=opponent, autoreset_mode=autoreset, learner_seat="random")
+            vec.reset(seed=0)
+            vec.step(np.argmax(vec.action_masks(), axis=1))
+    env_type = type(vec.games.env)
+    compiled = [sig for sig in stepper.step_games.signatures if sig[0].instance_class is env_type]
+    assert len(compiled) == 1

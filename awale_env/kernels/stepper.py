@@ -126,15 +126,6 @@ def view_rows(env, board, stores, ply, max_plies, bits, num_actions, viewer, i, 
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def start_vs_random(env, b, learner, seat_mode, rngs, i):
-    """Restart game ``i`` against the built-in random opponent, which moves while it is its turn."""
-    start(env, b, rngs, i)
-    learner[i] = random_below(rngs[i], 2) if seat_mode == RANDOM_SEAT else seat_mode
-    while b.status[i] == ONGOING and b.player[i] != learner[i]:
-        play(env, b, i, random_bit(b.legal[i], rngs[i]))
-
-
-@njit(cache=True, error_model="numpy", inline="always")
 def game_rows(b):
     """The arrays of :class:`Batch` ``b`` that hold one row per game, taken out once per step: the loops over the
     games pass rows and numbers to their helpers, never the named tuple (see :func:`act`)."""
@@ -149,78 +140,70 @@ def settings(b):
 
 
 @njit(cache=True, error_model="numpy")
-def step_self_play(env, b, rngs, same_step, actions, rewards, outcome, mover, end_stores, obs, masks, final_obs,
-                   final_masks):  # fmt: skip
-    """One move in every game by the side to move, observed by the side to move next; finished games restart.
+def restart(env, b, vs_random, learner, seat_mode, rngs, i):
+    """Restart game ``i``; against the built-in random opponent (``vs_random``) also draw the learner's seat when
+    ``seat_mode`` is ``RANDOM_SEAT`` and play the opponent's moves while it is its turn.
+
+    Called, not inlined, and calling :func:`start_one` and :func:`play_one`: a game restarts once per game, and one
+    compiled copy of each shared by every caller keeps the stepper's compile short."""
+    start_one(env, b, rngs, i)
+    if vs_random:
+        learner[i] = random_below(rngs[i], 2) if seat_mode == RANDOM_SEAT else seat_mode
+        while b.status[i] == ONGOING and b.player[i] != learner[i]:
+            play_one(env, b, i, random_bit(b.legal[i], rngs[i]))
+
+
+@njit(cache=True, error_model="numpy")
+def step_games(env, b, vs_random, same_step, learner, seat_mode, rngs, actions, rewards, outcome, mover, end_stores,
+               obs, masks, final_obs, final_masks):  # fmt: skip
+    """One move in every game: in self-play the side to move's, observed by the side to move next; against the
+    built-in random opponent (``vs_random``) the learner's and the opponent's replies (as many as it has turns), all
+    from the learner's side. ``learner[i]`` is the learner's seat in game ``i`` (read only against the opponent),
+    drawn again at every restart when ``seat_mode`` is ``RANDOM_SEAT``; ``rngs`` is uint64[n, 1], one xorshift state
+    per game.
 
     Autoreset as Gymnasium defines it: with ``same_step`` False (next-step) a game that ended on the previous call
     restarts instead of moving (``mover[i] = -1``, reward 0, its action ignored); with ``same_step`` True it
-    restarts right after its last move and ``final_obs[i]`` holds the last observation. ``outcome[i]`` is the status
-    the move produced (``BatchedGames.outcomes``) and ``end_stores[i]`` the stores when it ended the game.
+    restarts right after its last move and ``final_obs[i]`` holds the last observation. ``mover[i]`` is the seat
+    that moved, ``outcome[i]`` the status the move produced (``BatchedGames.outcomes``) and ``end_stores[i]`` the
+    stores when it ended the game; a restarted game whose learner moves second has already seen the opponent's moves.
+    One function for both modes: each is compiled once per game, and the mode costs a test per move.
     """
     boards, store_rows, key_rows, players, plies, statuses, legals = game_rows(b)
     max_plies, reward_mode, total_seeds, num_actions, illegal = settings(b)
     for i in range(boards.shape[0]):
         board, stores = boards[i], store_rows[i]
         if statuses[i] != ONGOING:
-            start(env, b, rngs, i)
+            restart(env, b, vs_random, learner, seat_mode, rngs, i)
             rewards[i] = 0.0
             outcome[i] = ONGOING
             mover[i] = -1
         else:
+            keys = key_rows[i]
             mover[i] = players[i]
-            players[i], plies[i], statuses[i], legals[i], rewards[i] = act(
-                env, board, stores, key_rows[i], players[i], plies[i], legals[i], actions[i], max_plies, reward_mode,
-                total_seeds, num_actions, illegal,
-            )  # fmt: skip
-            outcome[i] = statuses[i]
-            if statuses[i] != ONGOING:
-                end_stores[i, :] = stores
-                if same_step:
-                    view_rows(env, board, stores, plies[i], max_plies, 0, num_actions, players[i], i, final_obs,
-                              final_masks)  # fmt: skip
-                    start(env, b, rngs, i)
-        bits = legals[i] if statuses[i] == ONGOING else 0
-        view_rows(env, board, stores, plies[i], max_plies, bits, num_actions, players[i], i, obs, masks)
-
-
-@njit(cache=True, error_model="numpy")
-def step_vs_random(env, b, same_step, learner, seat_mode, rngs, actions, rewards, outcome, end_stores, obs, masks,
-                   final_obs, final_masks):  # fmt: skip
-    """One learner move and the built-in random opponent's replies (as many as it has turns) in every game, all
-    from the learner's side. ``learner[i]`` is the learner's seat in game ``i``, drawn again at every restart when
-    ``seat_mode`` is ``RANDOM_SEAT``; ``rngs`` is uint64[n, 1], one xorshift state per game. Autoreset and outputs as
-    in :func:`step_self_play`; a restarted game whose learner moves second has already seen the opponent's moves."""
-    boards, store_rows, key_rows, players, plies, statuses, legals = game_rows(b)
-    max_plies, reward_mode, total_seeds, num_actions, illegal = settings(b)
-    for i in range(boards.shape[0]):
-        board, stores = boards[i], store_rows[i]
-        if statuses[i] != ONGOING:
-            start_vs_random(env, b, learner, seat_mode, rngs, i)
-            rewards[i] = 0.0
-            outcome[i] = ONGOING
-        else:
-            keys, me = key_rows[i], learner[i]
             player, ply, status, legal, reward = act(
                 env, board, stores, keys, players[i], plies[i], legals[i], actions[i], max_plies, reward_mode,
                 total_seeds, num_actions, illegal,
             )  # fmt: skip
-            while status == ONGOING and player != me:
-                player, ply, status, legal, lost = act(
-                    env, board, stores, keys, player, ply, legal, random_bit(legal, rngs[i]), max_plies, reward_mode,
-                    total_seeds, num_actions, illegal,
-                )  # fmt: skip
-                reward -= lost
+            if vs_random:
+                while status == ONGOING and player != learner[i]:
+                    player, ply, status, legal, lost = act(
+                        env, board, stores, keys, player, ply, legal, random_bit(legal, rngs[i]), max_plies,
+                        reward_mode, total_seeds, num_actions, illegal,
+                    )  # fmt: skip
+                    reward -= lost
             players[i], plies[i], statuses[i], legals[i] = player, ply, status, legal
             rewards[i] = reward
             outcome[i] = status
             if status != ONGOING:
                 end_stores[i, :] = stores
                 if same_step:
-                    view_rows(env, board, stores, ply, max_plies, 0, num_actions, me, i, final_obs, final_masks)
-                    start_vs_random(env, b, learner, seat_mode, rngs, i)
-        bits = legals[i] if statuses[i] == ONGOING and players[i] == learner[i] else 0
-        view_rows(env, board, stores, plies[i], max_plies, bits, num_actions, learner[i], i, obs, masks)
+                    viewer = learner[i] if vs_random else player
+                    view_rows(env, board, stores, ply, max_plies, 0, num_actions, viewer, i, final_obs, final_masks)
+                    restart(env, b, vs_random, learner, seat_mode, rngs, i)
+        viewer = learner[i] if vs_random else players[i]
+        bits = legals[i] if statuses[i] == ONGOING and players[i] == viewer else 0
+        view_rows(env, board, stores, plies[i], max_plies, bits, num_actions, viewer, i, obs, masks)
 
 
 @njit(cache=True, error_model="numpy")
@@ -229,10 +212,7 @@ def reset_games(env, b, vs_random, learner, seat_mode, rngs, which, obs, masks):
     opponent, the side to move's in self-play)."""
     for i in range(b.board.shape[0]):
         if which[i]:
-            if vs_random:
-                start_vs_random(env, b, learner, seat_mode, rngs, i)
-            else:
-                start(env, b, rngs, i)
+            restart(env, b, vs_random, learner, seat_mode, rngs, i)
         view(env, b, i, learner[i] if vs_random else b.player[i], obs, masks)
 
 
