@@ -31,6 +31,7 @@ from agents.ppo.policy import has_tactics, observe  # noqa: E402
 from agents.ppo.ring import RingPolicyNet, with_tactics  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
 from awale_env.games import DEFAULT_GAME, GAMES, get_game  # noqa: E402
+from training.ppo.config import resolved  # noqa: E402
 from training.ppo.trainer import Args, train  # noqa: E402
 
 TACTICS_GAMES = [name for name in GAMES if has_tactics(name)]
@@ -180,6 +181,16 @@ def test_a_run_from_alphazero_starts_from_its_prior(tmp_path):
     with torch.no_grad():
         prior = source(torch.from_numpy(obs[:, : get_game(DEFAULT_GAME).obs_size]))[0].numpy()
     np.testing.assert_allclose(first.net.logits(obs), prior, atol=1e-4)
+
+
+def test_a_run_that_names_no_features_takes_those_of_its_init_from_checkpoint(tmp_path):
+    """``--init-from pretrained --network ring`` fine-tunes the shipped policy as it is (it sees the tactics); an
+    AlphaZero network or no --init-from leaves the network's default."""
+    assert resolved(ring_run_args(tmp_path / "a", init_from="pretrained")).features == "tactics"
+    assert resolved(ring_run_args(tmp_path / "b")).features == "board"
+    assert resolved(ring_run_args(tmp_path / "c", init_from="alphazero:pretrained")).features == "board"
+    assert resolved(ring_run_args(tmp_path / "d", init_from="pretrained", features="board")).features == "board"
+    assert resolved(ring_run_args(tmp_path / "e", init_from=str(tmp_path / "missing.zip"))).features == "board"
 
 
 def test_a_tactics_network_does_not_start_a_board_run(from_board, tmp_path):

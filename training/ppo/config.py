@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated
 
 import agents
 from agents.base import MAX_DEPTH, game_refusal
-from agents.ppo.checkpoint import SHAPE_OPTIONS
-from agents.ppo.policy import ACTIVATIONS, RING_KIND, default_features, input_size
+from agents.ppo import pretrained_path
+from agents.ppo.checkpoint import SHAPE_OPTIONS, open_checkpoint, read_config
+from agents.ppo.policy import ACTIVATIONS, FEATURES, RING_KIND, default_features, input_size
+from awale_env.errors import CheckpointError
 from awale_env.games import get_game
 from training import runs
 from training.options import NetworkOptions, RunOptions, Seed, TorchThreads, bounded, check_run_options
@@ -86,7 +89,10 @@ class Args(NetworkOptions, RunOptions):
     activation: str = "tanh"
     """tanh or relu (--network mlp)"""
     features: Annotated[
-        str | None, runs.computed_default("board for --network ring, else tactics where the game has them", "STR")
+        str | None,
+        runs.computed_default(
+            "the --init-from checkpoint's, else board for --network ring, else tactics where the game has them", "STR"
+        ),
     ] = None
     """the network's input: board (the env's observation) or tactics (board + each move's captures and the reply's;
     a ring network sees them as more input channels, added to an --init-from board network with zero weights)"""
@@ -155,6 +161,22 @@ def from_alphazero(init_from: str | None) -> bool:
     return init_from is not None and init_from.strip().lower().startswith("alphazero:")
 
 
+def checkpoint_features(args: Args) -> str | None:
+    """The features of the PPO checkpoint ``--init-from`` names (``pretrained``: the policy shipped for the game),
+    which a run that gives no ``--features`` takes: it can only start from that network with them, as SB3's ``load``
+    takes a file's network. None for no such checkpoint (an AlphaZero network, a file that is missing or not one:
+    :func:`training.ppo.checkpoints.initial_checkpoint` then says what is wrong)."""
+    if args.init_from is None or from_alphazero(args.init_from):
+        return None
+    path = pretrained_path(args.game) if args.init_from == "pretrained" else Path(args.init_from)
+    try:
+        with open_checkpoint(path) as archive:
+            features = read_config(archive)["args"].get("features")
+    except (CheckpointError, OSError):
+        return None
+    return features if features in FEATURES else None
+
+
 def resolved(args: Args) -> Args:
     """``args`` with the game's defaults filled in (run directory, features, ply limit), as checkpoints record them;
     ValueError for bad options."""
@@ -163,7 +185,9 @@ def resolved(args: Args) -> Args:
     args = dataclasses.replace(
         args,
         **runs.game_defaults(args, TRAINER_NAME),
-        features=args.features or ("board" if args.network == RING_KIND else default_features(game)),
+        features=args.features
+        or checkpoint_features(args)
+        or ("board" if args.network == RING_KIND else default_features(game)),
         eval_opponents=tuple(args.eval_opponents),
         league=tuple(args.league),
         net_arch=tuple(args.net_arch),
