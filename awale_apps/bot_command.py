@@ -79,7 +79,7 @@ def parser() -> argparse.ArgumentParser:
         "(docs/editions.md).",
     )
     bot.add_argument("seat", nargs="?", help="the seat: JoueurA or JoueurB, 1 or 2; none: START decides")
-    bot.add_argument("--game", help="the edition's game, required (awale --help lists the games)")
+    bot.add_argument("--game", help="the edition's game, required (awale play --help lists the games)")
     bot.add_argument("--agent", default=DEFAULT_AGENT,
                      help=f"agent spec; its time= is each answer's budget from the arrival of the line "
                           f"(default {DEFAULT_AGENT})")  # fmt: skip

@@ -156,7 +156,7 @@ class CompiledGames(BatchedGames):
 
 class StateBatchedGames(BatchedGames):
     """Any game's batch kept as a list of its States, stepped in Python through the State API with the rewards and
-    autoreset of the compiled batches: what a game without a ``batch`` module runs in. ``board`` holds each game's
+    autoreset of the compiled batches: what a game without search kernels runs in. ``board`` holds each game's
     observation from player 0's side (the State API has no common board layout)."""
 
     def __init__(self, game: Game, n: int, max_plies: int | None, reward_mode: int, options: dict[str, Any]) -> None:

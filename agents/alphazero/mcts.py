@@ -271,8 +271,8 @@ def expand_and_backup(
 
 @njit(cache=True)
 def root_visit_counts(child_first, child_count, visits, value_sum, move, counts, root_values):
-    """Visit count of every root action (``counts`` (G, 32)) and the root's mean value for the player to move (the
-    root's ``mover`` is set to the other player)."""
+    """Visit count of every root action (``counts`` (G, the game's number of actions)) and the root's mean value for
+    the player to move (the root's ``mover`` is set to the other player)."""
     for g in range(child_first.shape[0]):
         counts[g, :] = 0
         first = child_first[g, 0]

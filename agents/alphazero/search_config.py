@@ -41,7 +41,7 @@ class SearchConfig:
     noise_fraction: float = setting(0.25, Bounds(0, 1))
     """PUCT self-play: share of the root prior replaced by Dirichlet noise"""
     considered_actions: int = setting(16, Bounds(1, 256))
-    """Gumbel: the root's moves sampled (Gumbel-top-k) and halved down to one over the simulations"""
+    """Gumbel: the root's moves sampled (Gumbel-top-k) and halved down to two over the simulations"""
     gumbel_scale: float = setting(1.0, Bounds(0, 100))
     """Gumbel self-play: scale of the Gumbel noise added to the root's logits (the agent plays without)"""
     value_scale: float = setting(0.1, Bounds(0, 100, open=True))
