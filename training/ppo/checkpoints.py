@@ -26,7 +26,6 @@ import agents
 from agents.alphazero import agent as alphazero_agent
 from agents.alphazero.network import NetworkConfig, RingNet, build_network, check_state_dict, load_network
 from agents.checkpoint import atomic_write
-from agents.ppo import pretrained_path
 from agents.ppo.checkpoint import (
     CHECKPOINT_FORMAT,
     PLAY_MEMBERS,
@@ -46,7 +45,7 @@ from agents.ppo.ring_sb3 import RING_PREFIX
 from agents.ppo.sb3 import policy_of, sb3_members
 from awale_env.errors import CheckpointError
 from training import runs
-from training.ppo.config import Args
+from training.ppo.config import Args, init_from_path
 from training.ppo.pool import OpponentPool
 
 #: Where a run's checkpoints go, relative to its directory: ``step_<moves>.zip`` files and ``last.zip``, the newest
@@ -181,7 +180,7 @@ def initial_checkpoint(args: Args) -> TrainingCheckpoint | RingNet:
     CheckpointError for a file that is not a trainable PPO checkpoint, ValueError for one of another network. A ring
     network that sees the board, for a run with ``--features tactics``, comes as its network with the tactical
     inputs added (:func:`agents.ppo.ring.with_tactics`)."""
-    path = pretrained_path(args.game) if args.init_from == "pretrained" else Path(args.init_from)
+    path = init_from_path(args)
     if args.init_from == "pretrained" and not path.is_file():
         raise ValueError(f"--init-from pretrained: no PPO policy is shipped for {args.game}; give a checkpoint's path")
     source = read_training_checkpoint(path)

@@ -161,6 +161,11 @@ def from_alphazero(init_from: str | None) -> bool:
     return init_from is not None and init_from.strip().lower().startswith("alphazero:")
 
 
+def init_from_path(args: Args) -> Path:
+    """The file of the PPO checkpoint ``--init-from`` names: ``pretrained`` is the policy shipped for the game."""
+    return pretrained_path(args.game) if args.init_from == "pretrained" else Path(args.init_from)
+
+
 def checkpoint_features(args: Args) -> str | None:
     """The features of the PPO checkpoint ``--init-from`` names (``pretrained``: the policy shipped for the game),
     which a run that gives no ``--features`` takes: it can only start from that network with them, as SB3's ``load``
@@ -168,9 +173,8 @@ def checkpoint_features(args: Args) -> str | None:
     :func:`training.ppo.checkpoints.initial_checkpoint` then says what is wrong)."""
     if args.init_from is None or from_alphazero(args.init_from):
         return None
-    path = pretrained_path(args.game) if args.init_from == "pretrained" else Path(args.init_from)
     try:
-        with open_checkpoint(path) as archive:
+        with open_checkpoint(init_from_path(args)) as archive:
             features = read_config(archive)["args"].get("features")
     except (CheckpointError, OSError):
         return None
