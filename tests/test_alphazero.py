@@ -216,19 +216,65 @@ def test_rotate_samples_rejects_bad_shapes():
 # --- self-play and matches -----------------------------------------------------------------------------------------
 
 
-def test_self_play_samples_are_consistent():
-    games = SelfPlay(4, SearchConfig(simulations=8), temperature_moves=4, max_plies=60, seed=0)
-    evaluate = make_evaluator(RingNet(TINY))
-    samples = [games.step(evaluate) for _ in range(61)]
-    assert games.games_finished >= 4
-    total = sum(len(s) for s in samples)
-    assert total == games.plies_finished
-    for part in samples:
-        if len(part):
-            np.testing.assert_allclose(part.policy.sum(axis=1), 1.0, rtol=1e-5)
-            assert set(np.unique(part.value)) <= {-1.0, 0.0, 1.0}
-            assert part.obs.shape == (len(part), 35)
-    assert absolute_of_relative("awale16")[1, 0] == 2
+def recorded_self_play(games: SelfPlay, evaluate, steps: int) -> list[tuple[object, list]]:
+    """``steps`` steps of ``games``, each step's samples beside what its finished games were, as the search and the
+    boards saw them: per game, ``(state, search target, Gumbel's chosen move or None, move played)`` at every ply."""
+    gumbel = games.search.config.search == "gumbel"
+    run_states, play = games.search.run_states, games.boards.play
+    searched, lines, finished = {}, [[] for _ in games.rngs], []
+
+    def spied_search(states, *args, **kwargs):
+        counts, values = run_states(states, *args, **kwargs)
+        for g, state in enumerate(states):
+            target = games.search.improved_policy[g].copy() if gumbel else counts[g] / max(counts[g].sum(), 1)
+            searched[g] = (state, target, int(games.search.chosen[g]) if gumbel else None)
+        return counts, values
+
+    def spied_play(g, action):
+        lines[g].append((*searched[g], action))
+        over = play(g, action)
+        if over:
+            finished.append(lines[g])
+            lines[g] = []
+        return over
+
+    games.search.run_states, games.boards.play = spied_search, spied_play
+    steps_seen = []
+    for _ in range(steps):
+        part = games.step(evaluate)
+        steps_seen.append((part, list(finished)))
+        finished.clear()
+    return steps_seen
+
+
+@pytest.mark.parametrize("search", [SearchConfig(simulations=8), SearchConfig(simulations=8, search="gumbel")],
+                         ids=["puct", "gumbel"])  # fmt: skip
+def test_self_play_samples_are_each_positions_view_search_target_and_outcome(search):
+    """Every sample of a finished game is its position's observation, the search's target there (the visit shares;
+    Gumbel's improved policy) in the mover's own action order, and the game's outcome for that mover; the game is
+    the line of the moves played (Gumbel's: the move its search chose), from the start to its end."""
+    games = SelfPlay(3, search, temperature_moves=4, max_plies=40, seed=0)
+    absolute = absolute_of_relative("awale16")
+    assert absolute[1, 0] == 2  # the second player's first own hole is the board's hole 2
+    checked = 0
+    for part, lines in recorded_self_play(games, make_evaluator(RingNet(TINY)), 90):
+        obs, policy, value = [], [], []
+        for line in lines:
+            final = line[-1][0].play(line[-1][3])
+            assert line[0][0].ply == 0 and final.is_terminal and final.ply <= 40
+            for (state, target, chosen, action), after in zip(line, [s for s, *_ in line[1:]] + [final]):
+                assert state.play(action).to_dict() == after.to_dict()
+                assert chosen is None or action == chosen
+                obs.append(state.observation_tensor())
+                policy.append(target[absolute[state.to_move]])
+                value.append(0.0 if final.winner is None else (1.0 if final.winner == state.to_move else -1.0))
+        assert len(part) == len(obs)
+        if obs:
+            np.testing.assert_array_equal(part.obs, np.stack(obs))
+            np.testing.assert_allclose(part.policy, np.stack(policy), rtol=1e-6, atol=1e-7)
+            np.testing.assert_array_equal(part.value, np.array(value, dtype=np.float32))
+            checked += len(lines)
+    assert checked >= 4 and checked == games.games_finished
 
 
 def test_match_between_identical_players_is_balanced():

@@ -17,7 +17,7 @@ torch = pytest.importorskip("torch")
 torch.set_num_threads(1)
 
 from agents.alphazero.network import load_network, read_checkpoint  # noqa: E402
-from training.alphazero.trainer import AlphaZeroConfig, main, train  # noqa: E402
+from training.alphazero.trainer import AlphaZeroConfig, Run, main, resolved, train  # noqa: E402
 
 TINY_RUN = [
     "--channels", "8", "--blocks", "1", "--value-hidden", "8", "--simulations", "6", "--games-per-worker", "6",
@@ -35,6 +35,22 @@ def config(run_dir, *args: str) -> AlphaZeroConfig:
 
 def weights(path):
     return read_checkpoint(path)
+
+
+def assert_same(got, saved, where: str = "") -> None:
+    """``got`` equals ``saved`` exactly: tensors, numbers, strings and the dicts and lists that hold them."""
+    if isinstance(saved, dict):
+        assert set(got) == set(saved), where
+        for key in saved:
+            assert_same(got[key], saved[key], f"{where}.{key}")
+    elif isinstance(saved, (list, tuple)):
+        assert len(got) == len(saved), where
+        for i, (item, saved_item) in enumerate(zip(got, saved)):
+            assert_same(item, saved_item, f"{where}[{i}]")
+    elif isinstance(saved, torch.Tensor):
+        torch.testing.assert_close(torch.as_tensor(got), saved, rtol=0, atol=0, msg=where)
+    else:
+        assert got == saved, where
 
 
 def metrics(run_dir) -> list[dict[str, str]]:
@@ -64,6 +80,20 @@ def test_end_to_end_run_is_deterministic_and_resumes(tmp_path):
     # a resume may run longer and with other workers: honoured; its time goes on from the checkpoint's
     payload = torch.load(tmp_path / "a" / "state.pt", weights_only=True)
     torch.save({**payload, "elapsed": 1000.0}, tmp_path / "a" / "state.pt")  # as if it had trained 1000 s
+    # it restores everything a generation ends with: both networks, the optimizer, both random generators, the replay
+    # buffer and the counters
+    restored = Run(resolved(config(tmp_path / "a", "--generations", "3", "--workers", "0", "--resume")))
+    restored.writer.close()
+    assert_same(restored.candidate.state_dict(), payload["state_dict"], "state_dict")
+    assert_same(restored.best.state_dict(), payload["best_state_dict"], "best_state_dict")
+    assert_same(restored.optimizer.state_dict(), payload["optimizer"], "optimizer")
+    assert_same(restored.buffer.state(), payload["replay"], "replay")
+    assert payload["replay"]["value"].numel() > 0 and payload["optimizer"]["state"]  # there was something to restore
+    assert restored.rng.bit_generator.state == json.loads(payload["rng"])
+    assert torch.equal(torch.get_rng_state(), payload["torch_rng"])
+    assert (restored.generation, restored.best_generation, restored.totals) == (2, payload["best_generation"],
+                                                                                payload["totals"])  # fmt: skip
+    assert restored.clock.elapsed() >= 1000.0
     resumed = train(config(tmp_path / "a", "--generations", "3", "--workers", "0", "--resume"))
     assert resumed.generation == 3
     assert resumed.totals["games"] >= in_worker.totals["games"]

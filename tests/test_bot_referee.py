@@ -322,14 +322,30 @@ def test_the_400th_move_of_2025_ends_the_game_with_a_result_line(seat):
     assert answers[-1] == f"RESULT {line[-1]} {state.stores[0]} {state.stores[1]}"
 
 
+class CaptureMost:
+    """The first legal move after which the mover has captured most (deterministic: the line below is known)."""
+
+    name = "capture-most"
+
+    def act(self, state, limit=None):
+        return max(state.legal_actions(), key=lambda action: state.play(action).stores[state.to_move])
+
+
 def test_joueura_is_whoever_moves_first_when_the_rules_let_the_other_player_start():
-    """Oware with ``first_player=1``: JoueurA plays the rules' player 1; its RESULT line gives JoueurA's score first."""
-    oware = get_game("oware")
-    game = in_process(make("greedy"), oware, {"first_player": 1}, max_plies=1, seat=0, result_lines=True)
-    game.play(LineReader(io.BytesIO(b"START\n")))
-    _, move, score_a, score_b = game.moves.getvalue().split()
-    after = oware.initial(first_player=1).play(oware.parse_move(move))
-    assert (int(score_a), int(score_b)) == (after.stores[1], after.stores[0])
+    """Oware with ``first_player=1``: JoueurA plays the rules' player 1; its RESULT line gives JoueurA's score first.
+    The game ends at ply 19, JoueurA's move, with the scores unequal (0 for player 0, 4 for player 1), so the order
+    shows."""
+    oware, options, plies = get_game("oware"), {"first_player": 1}, 19
+    state, line = oware.initial(max_plies=plies, **options), []
+    while not state.is_terminal:
+        line.append(oware.format_move(CaptureMost().act(state)))
+        state = state.play(oware.parse_move(line[-1]))
+    assert (state.ply, state.stores) == (plies, (0, 4))  # the line this test was written for
+    game = in_process(CaptureMost(), oware, options, max_plies=plies, seat=0, result_lines=True)
+    game.play(LineReader(io.BytesIO(("\n".join(["START", *line[1::2]]) + "\n").encode())))
+    answers = game.moves.getvalue().splitlines()
+    assert answers[:-1] == line[0:-1:2]
+    assert answers[-1] == f"RESULT {line[-1]} 4 0"  # JoueurA (player 1) first
 
 
 def test_bot_without_game_names_the_editions_in_one_line_and_prepare_readies_the_agent():

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import typer
-from cli_runner import awale
+from cli_runner import awale, play_verdict
 from typer.testing import CliRunner
 
 from awale_apps.cli import app, expand_list_options, main
@@ -45,13 +45,15 @@ def test_play_ends_cleanly_at_end_of_input_and_the_agent_can_start():
     assert "end of input" in result.output
 
 
-def test_play_a_whole_game_to_its_end():
+@pytest.mark.parametrize("seat", [0, 1])
+def test_play_a_whole_game_to_its_end(seat):
     # Feed many legal-looking moves; illegal ones are re-prompted, so the game goes on until it ends or input runs out.
-    moves = "\n".join(f"{h}{c}" for _ in range(40) for h in range(1, 16, 2) for c in "RB")
-    result = runner.invoke(app, ["play", "--opponent", "random:seed=0", "--max-plies", "30"], input=moves)
+    moves = "\n".join(f"{h}{c}" for _ in range(40) for h in range(1, 17) for c in "RB")
+    result = runner.invoke(app, ["play", "--opponent", "random:seed=0", "--max-plies", "30", "--seat", str(seat)],
+                           input=moves)  # fmt: skip
     assert result.exit_code == 0
     assert "game over" in result.output
-    assert result.output.strip().splitlines()[-1] in ("you win", "random wins", "draw")
+    assert result.output.strip().splitlines()[-1] == play_verdict(result.output, seat, "random")
 
 
 def test_bad_options_give_one_line_errors_and_exit_code_2():
