@@ -18,16 +18,9 @@ from typing import Any
 
 from agents.checkpoint import atomic_write
 from awale_env.games import Game
-from competition.programs import (
-    MAX_SECONDS,
-    SEAT_ARGUMENTS,
-    GameReport,
-    Program,
-    RefereedGame,
-    command_digest,
-    split_command,
-)
+from competition.programs import MAX_SECONDS, Program, command_digest, split_command
 from competition.ratings import Standing, tally
+from competition.refereed_game import SEAT_ARGUMENTS, GameReport, RefereedGame
 from competition.store import PlayerEntry, Store
 from competition.tournament import report_outcome, store_report
 

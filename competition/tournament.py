@@ -31,18 +31,9 @@ from agents.base import game_refusal, reset_agent, weights_digest
 from agents.registry import make
 from awale_env.games import get_game
 from competition.pool import run_tasks
-from competition.programs import (
-    MAX_SECONDS,
-    AgentPlayer,
-    GameReport,
-    Player,
-    Program,
-    RefereedGame,
-    command_digest,
-    exit_status,
-    split_command,
-)
+from competition.programs import MAX_SECONDS, Program, command_digest, exit_status, split_command
 from competition.ratings import Outcome, Standing
+from competition.refereed_game import AgentPlayer, GameReport, Player, RefereedGame
 from competition.store import FAULT_KINDS, FaultRecord, Move, PlayerEntry, Store
 from competition.tasks import PreparedAgents, check_round, prepared_agent, schedule
 

@@ -26,7 +26,8 @@ from awale_apps.bot_engine import EnginePlayer
 from awale_apps.bot_fallback import CompiledRules, plain_rules
 from awale_apps.cli import app
 from awale_env.games import DEFAULT_GAME, get_game
-from competition.programs import Fault, check_answer
+from competition.programs import Fault
+from competition.refereed_game import check_answer
 
 GAME = get_game("awale16_2025")
 DEFAULT = get_game(DEFAULT_GAME)  # the game of the shipped PPO policy

@@ -14,7 +14,8 @@ import textwrap
 from awale_apps.bot import AgentPlayer, BotGame, LineReader
 from awale_apps.bot_fallback import CompiledRules
 from awale_env.games import get_game
-from competition.programs import Program, RefereedGame
+from competition.programs import Program
+from competition.refereed_game import RefereedGame
 
 KALAH = get_game("kalah")
 BOT = [sys.executable, "-m", "awale_apps", "bot", "--game", "kalah"]

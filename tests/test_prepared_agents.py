@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-import competition.programs as programs
+import competition.refereed_game as refereed_game
 from agents.base import WARM_UP_PLIES, WARM_UP_SECONDS
 from competition.store import open_store
 from competition.tasks import GameTask, PreparedAgents, run_task
@@ -36,7 +36,7 @@ COMPILE_SECONDS = 100.0
 
 
 class Clock:
-    """The referee's clock (``time.perf_counter`` of competition.programs), moved by the agents alone."""
+    """The referee's clock (``time.perf_counter`` of competition.refereed_game), moved by the agents alone."""
 
     def __init__(self) -> None:
         self.now = 0.0
@@ -69,7 +69,7 @@ class CompilingAgent:
 @pytest.fixture
 def clock(monkeypatch) -> Clock:
     clock = Clock()
-    monkeypatch.setattr(programs, "time", types.SimpleNamespace(perf_counter=clock.perf_counter))
+    monkeypatch.setattr(refereed_game, "time", types.SimpleNamespace(perf_counter=clock.perf_counter))
     return clock
 
 

@@ -465,7 +465,8 @@ def test_a_result_claimed_while_the_game_goes_on_is_a_false_result_with_the_scor
     """JoueurB claims the game is over after JoueurA's first move: repeating that move in its RESULT line (as the
     course's programs announce an opponent's final move) or with a legal move of its own. Either is a false result
     (not an illegal move), and the detail gives the scores."""
-    from competition.programs import Program, RefereedGame
+    from competition.programs import Program
+    from competition.refereed_game import RefereedGame
 
     rules = get_game(GAME)
     start = rules.initial()

@@ -178,7 +178,8 @@ def test_a_game_in_this_process_leaves_no_child_not_even_a_zombie(tmp_path):
     """Run in the test's own process (as a pool worker runs it): after the game, this process has no child left,
     running or zombie; programs and their children are gone."""
     from awale_env.games import get_game
-    from competition.programs import Program, RefereedGame, split_command
+    from competition.programs import Program, split_command
+    from competition.refereed_game import RefereedGame
 
     commands = (split_command(hostile(tmp_path, "crash")), split_command(hostile(tmp_path, "hang")))
     before = {child.pid for child in psutil.Process().children(recursive=True)}

@@ -169,7 +169,7 @@ def test_a_refereed_game_reports_who_played_each_move():
     """A refereed game (tournaments, the referee) records the seat of every move: a Kalah move can give another
     turn, so the seats do not simply alternate."""
     from agents import make
-    from competition.programs import AgentPlayer, RefereedGame
+    from competition.refereed_game import AgentPlayer, RefereedGame
 
     game = get_game("kalah")
     players = [AgentPlayer(make("greedy", seed=seat), game) for seat in (0, 1)]
