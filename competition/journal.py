@@ -21,6 +21,8 @@ JOURNAL_NAME = "games.jsonl"
 #: What the journal's first line says it is.
 JOURNAL_FORMAT = "awale arena games"
 JOURNAL_VERSION = 1
+#: How every journal's first line begins (``json.dumps`` of its header, the format first).
+HEADER_START = json.dumps({"format": JOURNAL_FORMAT})[:-1].encode()
 #: The settings a resumed tournament must share with its journal (they fix the tasks), and their CLI options.
 SETTING_OPTIONS = {
     "agents": "--agents",
@@ -60,6 +62,15 @@ def tournament_settings(
     return json.loads(json.dumps(settings))
 
 
+def _cut_short(line: bytes, number: int, ended: bool) -> bool:
+    """Whether a line that is not JSON is what a kill while writing it leaves: the file's last line, without its
+    newline, and for the first line a piece of how every settings line begins (``{"format": ...``). Anything else is
+    not this arena's journal, or a damaged one, and is never overwritten."""
+    if ended:
+        return False
+    return number > 1 or HEADER_START.startswith(line) or line.startswith(HEADER_START)
+
+
 def start_journal(path: Path, settings: dict[str, Any]) -> None:
     """Begin the journal at ``path`` (replacing any): its first line holds the format and the ``settings``."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -73,8 +84,9 @@ def open_journal(path: Path, settings: dict[str, Any], tasks: list[GameTask], re
     Without ``resume`` a new one is started, unless ``path`` already holds one (JournalError: a stopped tournament
     is not thrown away by a forgotten ``--resume``); with ``resume`` and no journal yet, too. Otherwise its settings
     must be ``settings`` (JournalError naming each that differs) and each line a game of ``tasks`` (its index, agents
-    and opening), read as plain JSON. A last line that is cut short or not JSON (the arena was killed while writing it)
-    is dropped from the file with a JournalWarning, and its game played again; any other bad line is a JournalError.
+    and opening), read as plain JSON. A last line cut short (no newline at its end, not JSON: the arena was killed while
+    writing it) is dropped from the file with a JournalWarning, and its game played again; any other bad line is a
+    JournalError, and the file is left as it was.
     A larger ``games_per_pair`` than the journal's adds games to every pair: the games played are the first ones of
     each pair of the larger tournament (:func:`make_tasks` draws each mirrored pair's opening from its own stream), so
     they are kept, renumbered, and the journal rewritten with the new settings.
@@ -89,15 +101,17 @@ def open_journal(path: Path, settings: dict[str, Any], tasks: list[GameTask], re
         return []
     data = path.read_bytes()
     lines = data.split(b"\n")
-    if not lines[-1]:
+    ended = not lines[-1]
+    if ended:
         lines.pop()  # the file ends with a whole line
     records: list[Any] = []
     for number, line in enumerate(lines, 1):
         try:
             records.append(json.loads(line))
         except (ValueError, RecursionError):
-            if number < len(lines):
-                raise JournalError(f"{path} line {number}: not JSON: {line[:80]!r}") from None
+            if number < len(lines) or not _cut_short(line, number, ended):
+                what = " (not an arena journal: remove it or choose another --out DIR)" if number == 1 else ""
+                raise JournalError(f"{path} line {number}: not JSON: {line[:80]!r}{what}") from None
     cut = len(records) < len(lines)  # the last line: dropped once the others are known to be good
     cut_line = (
         f"{path} line {len(lines)} (the last) is cut short or not JSON, as when the arena is killed while writing it"

@@ -124,6 +124,24 @@ def test_a_journal_cut_in_its_settings_line_or_empty_starts_again(full, tmp_path
     assert play_match("random", "greedy", 2, seed=1, progress=False, journal=journal, resume=True) == resumed
 
 
+NOT_JOURNALS = [
+    b"\xff\xfe\x00garbage\n",
+    b"plain text, no newline",
+    b'{"format": "awale arena games", "version": 1, "settings": {}}\n{"index": 0, oops}\n',
+]
+
+
+@pytest.mark.parametrize("text", NOT_JOURNALS)
+def test_a_file_that_is_not_a_journal_cut_short_is_refused_and_kept(tmp_path, text):
+    """Only a kill while writing leaves a last line without its newline (a first line: a piece of a settings line):
+    a whole line that is not JSON, or a first line that cannot begin a journal, is refused, the file untouched."""
+    journal = tmp_path / "games.jsonl"
+    journal.write_bytes(text)
+    with pytest.raises(JournalError, match="line [12]: not JSON"):
+        play_match("random", "greedy", 2, seed=1, progress=False, journal=journal, resume=True)
+    assert journal.read_bytes() == text
+
+
 def test_resume_without_a_journal_file_plays_everything_and_without_resume_a_journal_is_kept(tmp_path):
     journal = tmp_path / "new" / "games.jsonl"
     first = play_match("random", "greedy", 2, seed=1, progress=False, journal=journal, resume=True)
