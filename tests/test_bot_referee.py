@@ -545,7 +545,8 @@ def test_referee_bad_settings_are_one_line_errors_before_any_game(tmp_path):
         ([good, good, "--time", "inf"], 2, "a time per move in (0, 3600] s"),
         ([good, good, "--startup", "inf"], 2, "a start-up in [0, 3600] s"),
         ([good, good, "--game", "awale2025"], 2, "unknown game 'awale2025'"),
-        ([good, good, "--out", str(regular / "sub" / "r.json")], 1, "Not a directory"),
+        ([good, good, "--out", str(regular / "sub" / "r.json")], 2, f"{regular} is a file, not a directory"),
+        ([good, good, "--out", str(tmp_path)], 2, f"--out {tmp_path} is a directory: give a file name in it"),
     ]:
         result = CliRunner().invoke(app, ["referee", *args])
         assert result.exit_code == code, result.output

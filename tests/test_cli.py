@@ -226,8 +226,11 @@ def test_bad_files_and_numbers_are_one_line_errors(tmp_path):
     # the arena checks where its results go before it plays
     args = ["arena", "--agents", "random", "greedy", "--games", "2", "--no-progress", "--out", str(regular / "out")]
     result = runner.invoke(app, expand_list_options(args))
-    assert one_line_error(result, 1) == f"error: Not a directory: '{regular / 'out'}'"
+    assert one_line_error(result, 2) == f"error: --out {regular / 'out'}: {regular} is a file, not a directory"
     assert "Elo" not in result.output
+    args[-1] = str(regular)  # a file where the directory goes
+    assert one_line_error(runner.invoke(app, expand_list_options(args)), 2).endswith(f"{regular} is a file, not a "
+                                                                                      "directory")  # fmt: skip
     result = runner.invoke(app, ["demo", "--steps", "64", "--games", "2", "--run-dir", str(regular / "run")])
     assert "Not a directory" in one_line_error(result, 1)
 

@@ -156,12 +156,27 @@ def build_agent(spec: str, seed: int | None = None) -> Any:
     return make(spec) if seed is None else make(spec, seed=seed)
 
 
-def writable_directory(path: Path) -> Path:
+def writable_directory(path: Path, option: str = "--out") -> Path:
     """Create ``path`` (and its parents) and check that a file can be written there, so that a command that writes
-    its results at the end fails before its work rather than after; OSError names what is wrong."""
+    its results at the end fails before its work rather than after: a one-line error for a file where the directory
+    should be (``option`` names it), OSError for the rest."""
+    for folder in (path, *path.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                fail(f"{option} {path}: {folder} is a file, not a directory")
+            break
     path.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryFile(dir=path):
         pass
+    return path
+
+
+def writable_file(path: Path, option: str = "--out") -> Path:
+    """Check before the work that the file ``path`` can be written (its folder made if missing): a one-line error
+    for a directory, or a file where its folder should be."""
+    if path.is_dir():
+        fail(f"{option} {path} is a directory: give a file name in it, e.g. {path / 'results.json'}")
+    writable_directory(path.parent, option)
     return path
 
 

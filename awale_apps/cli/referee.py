@@ -13,7 +13,7 @@ from awale_apps.cli.common import (
     RuleFlags,
     game_options,
     open_writable_store,
-    writable_directory,
+    writable_file,
 )
 
 
@@ -43,7 +43,7 @@ def referee(
 
     rules, options, limit = game_options(game, rule, max_plies)
     if out is not None:
-        writable_directory(out.parent)
+        writable_file(out)
     seat_style = "numbers" if numeric_seats else "names"
     match = Match((program1, program2), rules, options, limit, games, seconds, startup, seat_style)
     with open_writable_store(db) as store:
