@@ -369,6 +369,7 @@ BAD_AGENTS = {
     "an unknown agent": (["nosuch"], "unknown agent 'nosuch'"),
     "a missing checkpoint": (["alphazero:path=/no/such/net.pt"], "'/no/such/net.pt' (path= of"),
     "a tampered checkpoint": (["alphazero:path={tampered}"], "tampered.pt"),
+    "a value the agent refuses": (["alphabeta:depth=0"], "depth must be a positive int, got 0"),
     "a game it does not play": (["alphazero:pretrained", "--game", "oware"], "not 'oware'"),
 }
 
