@@ -184,6 +184,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             )
         position = item.end()
         key = item["key"]
+        if key in kwargs:
+            raise AgentSpecError(f"{key!r} is given twice in spec {spec!r}: give each parameter once")
         if item["double"] is not None:
             kwargs[key] = item["double"].replace('""', '"')
         elif item["single"] is not None:
@@ -227,6 +229,8 @@ def _check(name: str, kwargs: dict[str, Any]) -> dict[str, Any]:
         kind = params[key][0]
         if value is True and kind is not bool:
             raise AgentSpecError(f"{name}: {key} needs a value ({key}=<{kind.__name__}>)")
+        if key == WEIGHTS_PARAMETER and isinstance(value, str) and not value.strip():
+            raise AgentSpecError(f"{name}: {key}= is empty; give the weights file (or the directory holding it)")
         checked[key] = _convert(name, key, kind, value)
     return checked
 

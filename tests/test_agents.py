@@ -117,6 +117,9 @@ def test_new_agents_register_with_one_entry_and_bare_words_are_flags(monkeypatch
         ("alphabeta:time=nan", ["time must be a positive float", "nan"]),
         ("random:seed=-1", ["seed must be a non-negative integer"]),
         ("", ["non-empty string"]),
+        ("random:seed=1,seed=2", ["'seed' is given twice", "once"]),
+        ("ppo:path=", ["path= is empty", "weights file"]),
+        ("alphazero:path=' '", ["path= is empty"]),
         ('alphazero:path="runs/a,b', ["malformed parameters", "quotes"]),  # a quote never closed
         ('alphazero:path="a"b', ["malformed parameters"]),  # text after the closing quote
     ],
