@@ -16,6 +16,7 @@ import random
 import sys
 import types
 from collections.abc import Callable
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -218,7 +219,10 @@ class raw_env(AECEnv, EzPickle):
         return {"observation": self.game.observation_tensor(seat), "action_mask": self._mask(agent)}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a new game; ``seed`` re-seeds what the game leaves to chance (nothing for the two-colour Awale)."""
+        """Start a new game; ``seed`` (a non-negative integer, as Gymnasium's) re-seeds what the game leaves to chance
+        (nothing for the two-colour Awale)."""
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, Integral) or seed < 0):
+            raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
         if seed is not None:
             self._rng = random.Random(seed)  # cheaper than a NumPy generator; it only draws the games' seeds
         draw = self._rng.getrandbits(63)

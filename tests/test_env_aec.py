@@ -24,6 +24,18 @@ def test_pettingzoo_seed_test():
     seed_test(awale_env.env, num_cycles=500)
 
 
+@pytest.mark.parametrize("seed", [-1, 1.5, "x", True])
+def test_a_bad_seed_is_refused_and_the_game_goes_on(seed):
+    """As Gymnasium's envs refuse it: a seed is a non-negative integer (or None); the game under way is kept."""
+    env = awale_env.env()
+    env.reset(seed=1)
+    env.step(env.unwrapped.game.legal_actions()[0])
+    before = env.unwrapped.game.to_dict()
+    with pytest.raises(ValueError, match="seed must be a non-negative integer or None, got"):
+        env.reset(seed=seed)
+    assert env.unwrapped.game.to_dict() == before
+
+
 def test_pettingzoo_render_test():
     render_test(awale_env.env)
 
