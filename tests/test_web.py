@@ -451,6 +451,11 @@ def test_serve_command_checks_its_options():
     assert result.exit_code == 2 and "unknown agent 'nothing'" in result.output
     result = runner.invoke(cli_app, ["serve", "--max-memory", "0"])
     assert result.exit_code == 2 and "--max-memory > 0; got 2, 8, 0.0" in result.output
+    for option in ("--max-think", "--max-memory"):  # refused before the server says where it listens
+        for value in ("nan", "inf"):
+            result = runner.invoke(cli_app, ["serve", option, value])
+            assert result.exit_code == 2 and f"a finite {option} > 0" in result.output, result.output
+            assert "open http" not in result.output
 
 
 def test_reads_are_served_while_the_agent_thinks_and_see_the_game_before_the_move(client):

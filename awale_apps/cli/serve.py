@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated
 
@@ -55,11 +56,11 @@ def serve(
     docs/web.md)."""
     from awale_apps.web import serve as run_server
 
-    if max_games < 1 or workers < 1 or max_think <= 0 or not 0 < port < 65536:
-        fail(f"need --max-games >= 1, --workers >= 1, --max-think > 0 and a port 1-65535; got {max_games}, "
+    if max_games < 1 or workers < 1 or not 0 < max_think < math.inf or not 0 < port < 65536:
+        fail(f"need --max-games >= 1, --workers >= 1, a finite --max-think > 0 and a port 1-65535; got {max_games}, "
               f"{workers}, {max_think}, {port}")  # fmt: skip
-    if not 1 <= max_client_queue <= max_queue or max_memory <= 0:
-        fail(f"need 1 <= --max-client-queue <= --max-queue and --max-memory > 0; got {max_client_queue}, "
+    if not 1 <= max_client_queue <= max_queue or not 0 < max_memory < math.inf:
+        fail(f"need 1 <= --max-client-queue <= --max-queue and a finite --max-memory > 0; got {max_client_queue}, "
               f"{max_queue}, {max_memory}")  # fmt: skip
     for spec in preset or []:
         build_agent(spec)
