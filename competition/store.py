@@ -26,7 +26,9 @@ game is written, makes them wait a moment).
 
 Reading (the API of the web page and of ``awale tournament standings``): :meth:`Store.events`,
 :meth:`Store.games`, :meth:`Store.game` (one game's moves with their times, and its fault), :meth:`Store.standings`
-(:class:`competition.ratings.Standing` rows with Bradley-Terry Elo and 95 % intervals).
+(:class:`competition.ratings.Standing` rows with Bradley-Terry Elo and 95 % intervals). A JSON column that does not
+hold what it should (an event's settings, a game's opening: a damaged or hand-edited file) is a StoreError naming the
+file, the table, the row and the column, what it holds and what it should hold (:data:`JSON_COLUMNS`).
 """
 
 from __future__ import annotations
@@ -94,7 +96,9 @@ class StoredGame:
     """A game as the store keeps it: its id, event, task index, the players (names) in seat 0 and 1, the winner's
     seat (None: a draw), the seeds each seat captured, the plies, how it ended, the opening (moves of the game's
     notation), the seed of the starting position (None: the game's fixed start) and when it ended (UTC, ISO 8601);
-    :meth:`Store.game` adds the moves and the fault."""
+    :meth:`Store.game` adds the moves and the fault. ``unreadable``: None, or (from ``Store.games(...,
+    keep_unreadable=True)`` only) why its row cannot be read whole (its stored opening is no JSON list of moves: the
+    opening is then empty)."""
 
     id: int
     event: int
@@ -109,6 +113,7 @@ class StoredGame:
     ended: str
     moves: list[Move] = field(default_factory=list)
     fault: FaultRecord | None = None
+    unreadable: str | None = None
 
     @property
     def number(self) -> int:
@@ -139,6 +144,39 @@ def _insert(db: sqlite3.Connection, table: str, values: dict[str, Any], ignore: 
     columns = ", ".join(values)
     named = ", ".join(f":{column}" for column in values)
     return db.execute(f"INSERT {'OR IGNORE ' if ignore else ''}INTO {table} ({columns}) VALUES ({named})", values)
+
+
+def _is_opening(value: Any) -> bool:
+    """A stored opening: a list of moves as the game writes them (a version 1 arena wrote action numbers)."""
+    return isinstance(value, list) and all(isinstance(m, str | int) and not isinstance(m, bool) for m in value)
+
+
+#: What each JSON column of the store holds, as an error says it, and the check of a value read from it.
+JSON_COLUMNS = {
+    ("events", "settings"): ("a JSON object: the event's settings", lambda value: isinstance(value, dict)),
+    ("games", "opening"): ('a JSON list of the opening\'s moves as the game writes them (e.g. ["3R", "14B"], or [] '
+                           "for none)", _is_opening),
+}  # fmt: skip
+
+#: Characters of a stored value that an error quotes.
+QUOTED_CHARS = 60
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, as an error says it: ``a JSON object``, ``a JSON list of ...``, ``JSON null``..."""
+    if isinstance(value, list):
+        kinds = sorted({_json_kind(item).removeprefix("a JSON ").removeprefix("JSON ") for item in value})
+        return f"a JSON list of {', '.join(kinds)}" if kinds else "an empty JSON list"
+    if value is None or isinstance(value, bool):
+        return f"JSON {json.dumps(value)}"
+    names = {dict: "object", str: "string", int: "number", float: "number"}
+    return f"a JSON {names.get(type(value), type(value).__name__)}"
+
+
+def _quoted(value: Any) -> str:
+    """``value``'s repr, cut to :data:`QUOTED_CHARS` (its length said): a row can hold megabytes."""
+    text = repr(value)
+    return text if len(text) <= QUOTED_CHARS else f"{text[:QUOTED_CHARS]}... ({len(str(value))} characters)"
 
 
 def _record(cls: type, row: sqlite3.Row, **values: Any) -> Any:
@@ -173,6 +211,28 @@ class Store:
         except sqlite3.DatabaseError as error:
             raise StoreError(f"{self.path}: cannot write: {error}") from None
 
+    def _json(self, table: str, row: int, where: str, column: str, text: Any) -> Any:
+        """The JSON value ``text`` that ``column`` of row ``row`` of ``table`` (``where``: what the row is) holds;
+        StoreError naming the file, the row and the column, what it holds and what it should hold
+        (:data:`JSON_COLUMNS`), when it is not JSON or not what that column holds."""
+        holds, fits = JSON_COLUMNS[table, column]
+        try:
+            value = json.loads(text)
+        except (TypeError, ValueError) as error:  # not JSON; a number or NULL written in its place
+            problem = f"is not JSON ({error})"
+        else:
+            if fits(value):
+                return value
+            problem = f"is {_json_kind(value)}"
+        raise StoreError(
+            f"{self.path}: {table} row {row} ({where}), column {column}: {_quoted(text)} {problem}; it should hold "
+            f"{holds} (a damaged or hand-edited file: restore it from a copy, or give another file)"
+        )
+
+    def _settings(self, row: sqlite3.Row) -> dict[str, Any]:
+        """The settings of an ``events`` row (StoreError if they are not a JSON object)."""
+        return self._json("events", row["id"], f"the {row['kind']} {row['name']!r}", "settings", row["settings"])
+
     # --- writing ---------------------------------------------------------------------------------------------------
 
     def event(self, kind: str, name: str, game: str, settings: dict[str, Any], players: list[PlayerEntry],
@@ -182,12 +242,12 @@ class Store:
         event instead, named ``name`` with a number added)."""
         settings_json = json.dumps(settings, sort_keys=True)
         rows = self.connection.execute(
-            "SELECT id, settings FROM events WHERE kind = ? AND name = ? ORDER BY id", (kind, name)
+            "SELECT id, kind, name, settings FROM events WHERE kind = ? AND name = ? ORDER BY id", (kind, name)
         ).fetchall()
         if rows and resume:
             event, recorded = rows[-1]["id"], rows[-1]["settings"]
             if recorded != settings_json:
-                theirs = json.loads(recorded)
+                theirs = self._settings(rows[-1])
                 changed = sorted(k for k in {*theirs, *settings} if theirs.get(k) != settings.get(k))
                 raise StoreError(
                     f"{self.path} holds the {kind} {name!r} with other settings ({', '.join(changed)} differ): run "
@@ -256,14 +316,16 @@ class Store:
     def events(self) -> list[Event]:
         """Every event, oldest first."""
         rows = self.connection.execute("SELECT * FROM events ORDER BY id")
-        return [_record(Event, row, settings=json.loads(row["settings"])) for row in rows]
+        return [_record(Event, row, settings=self._settings(row)) for row in rows]
 
     def latest_event(self, kind: str | None = None) -> Event:
-        """The last event (of ``kind``); StoreError if there is none."""
-        events = [e for e in self.events() if kind is None or e.kind == kind]
-        if not events:
+        """The last event (of ``kind``); StoreError if there is none (or if its row cannot be read; the others are
+        not read)."""
+        where, values = ("", ()) if kind is None else (" WHERE kind = ?", (kind,))
+        row = self.connection.execute(f"SELECT * FROM events{where} ORDER BY id DESC LIMIT 1", values).fetchone()
+        if row is None:
             raise StoreError(f"{self.path} holds no {kind or 'event'} yet")
-        return events[-1]
+        return _record(Event, row, settings=self._settings(row))
 
     def players(self, event: int) -> list[PlayerEntry]:
         """The players of ``event`` in the order they were entered."""
@@ -275,21 +337,33 @@ class Store:
         " JOIN players b ON b.id = g.player1"
     )
 
-    @staticmethod
-    def _game_row(row: sqlite3.Row) -> StoredGame:
+    def _game_row(self, row: sqlite3.Row, keep_unreadable: bool = False) -> StoredGame:
+        """The game of a ``games`` row; StoreError for an opening that is no JSON list of moves (``keep_unreadable``:
+        the game with its ``unreadable`` reason instead)."""
+        unreadable = None
+        try:
+            where = f"game {row['task'] + 1} of event {row['event']}" if isinstance(row["task"], int) else "a game"
+            opening = self._json("games", row["id"], where, "opening", row["opening"])
+        except StoreError as error:
+            if not keep_unreadable:
+                raise
+            opening, unreadable = [], str(error)
         return _record(StoredGame, row, players=(row["name0"], row["name1"]), scores=(row["score0"], row["score1"]),
-                       opening=json.loads(row["opening"]))  # fmt: skip
+                       opening=opening, unreadable=unreadable)  # fmt: skip
 
-    def games(self, event: int | None = None) -> list[StoredGame]:
-        """The games (of ``event``, else all) in task order, without their moves."""
+    def games(self, event: int | None = None, keep_unreadable: bool = False) -> list[StoredGame]:
+        """The games (of ``event``, else all) in task order, without their moves. StoreError naming the row for a
+        game whose row cannot be read (its opening no JSON list of moves); ``keep_unreadable``: such a game is in
+        the list with its ``unreadable`` reason, so that one bad row hides no other game."""
         if event is None:
             rows = self.connection.execute(self._GAMES + " ORDER BY g.event, g.task")
         else:
             rows = self.connection.execute(self._GAMES + " WHERE g.event = ? ORDER BY g.task", (event,))
-        return [self._game_row(row) for row in rows]
+        return [self._game_row(row, keep_unreadable) for row in rows]
 
     def game(self, game_id: int) -> StoredGame:
-        """One game with its moves (and their seconds) and its fault; KeyError if there is no such game."""
+        """One game with its moves (and their seconds) and its fault; KeyError if there is no such game, StoreError
+        naming the row if it cannot be read."""
         row = self.connection.execute(self._GAMES + " WHERE g.id = ?", (game_id,)).fetchone()
         if row is None:
             raise KeyError(f"no game {game_id} in {self.path}")

@@ -5,12 +5,15 @@ never regenerated."""
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from awale_apps.cli import app as cli_app
 from awale_env import __version__
 from competition.ratings import Outcome, tally
 from competition.store import FaultRecord, PlayerEntry, StoreError, open_store
@@ -181,3 +184,95 @@ def test_a_file_of_a_later_toolkit_is_refused_naming_both_versions(tmp_path):
         ):
             open_store(path, write=write)
     assert version(path) == "99"
+
+
+def damaged_store(path: Path, table: str, column: str, text: str) -> str:
+    """A store of one tournament (two games, no moves) whose ``column`` of row 1 of ``table`` holds ``text``, as a
+    damaged or hand-edited file does; the file's SHA-256."""
+    players = [PlayerEntry("a", "agent", "random"), PlayerEntry("b", "agent", "greedy")]
+    with open_store(path, write=True) as store:
+        event = store.event("tournament", "tournament", "awale16", {"games": 2, "rules": {}}, players)
+        for task in range(2):
+            store.add_game(event, task, ("a", "b")[:: 1 - 2 * task], 0, (30, 10), 20, "score", ["3R"], [])
+    with sqlite3.connect(path) as connection:
+        connection.execute(f"UPDATE {table} SET {column} = ? WHERE id = 1", (text,))
+    connection.close()
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize(
+    ("text", "holds"),
+    [("not json", "is not JSON (Expecting value"), ("[1, 2]", "is a JSON list of number"), ("null", "is JSON null")],
+)
+def test_damaged_settings_are_a_store_error_naming_the_file_the_row_and_what_they_should_hold(tmp_path, text, holds):
+    """Whatever reads an event (its list, the last one, a resume with other settings) says which row and column of
+    which file is bad and what it should hold, and leaves the file as it was."""
+    path = tmp_path / "settings.db"
+    before = damaged_store(path, "events", "settings", text)
+    expected = re.escape(f"{path}: events row 1 (the tournament 'tournament'), column settings: {text!r} {holds}")
+    expected += ".*" + re.escape("; it should hold a JSON object: the event's settings")
+    with open_store(path) as store:
+        with pytest.raises(StoreError, match=expected):
+            store.events()
+        with pytest.raises(StoreError, match=expected):
+            store.latest_event()
+        assert [row.games for row in store.standings(1)] == [2, 2]  # the games themselves are intact
+    with open_store(path, write=True) as store:
+        with pytest.raises(StoreError, match=expected):
+            store.event("tournament", "tournament", "awale16", {"games": 4}, [])
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+
+
+def test_the_last_event_is_read_without_the_damaged_rows_of_older_ones(tmp_path):
+    path = tmp_path / "two.db"
+    damaged_store(path, "events", "settings", "not json")
+    with open_store(path, write=True) as store:
+        store.event("arena", "round robin", "oware", {"seed": 1}, [PlayerEntry("a", "agent", "random")])
+    with open_store(path) as store:
+        assert store.latest_event().settings == {"seed": 1}
+        with pytest.raises(StoreError, match="events row 1"):
+            store.latest_event("tournament")
+
+
+@pytest.mark.parametrize(("text", "holds"), [("{bad", "is not JSON"), ('"3R"', "is a JSON string"),
+                                             ("[null]", "is a JSON list of null")])  # fmt: skip
+def test_a_damaged_opening_is_a_store_error_naming_the_game_unless_the_list_keeps_it_marked(tmp_path, text, holds):
+    path = tmp_path / "opening.db"
+    before = damaged_store(path, "games", "opening", text)
+    expected = re.escape(f"{path}: games row 1 (game 1 of event 1), column opening: {text!r} {holds}")
+    expected += ".*" + re.escape("; it should hold a JSON list of the opening's moves")
+    with open_store(path) as store:
+        with pytest.raises(StoreError, match=expected):
+            store.games()
+        with pytest.raises(StoreError, match=expected):
+            store.game(1)
+        with pytest.raises(StoreError, match=expected):
+            store.game_numbered(1, 1)
+        assert store.game(2).opening == ["3R"]
+        bad, good = store.games(1, keep_unreadable=True)
+        assert (bad.number, bad.opening, bad.players, bad.scores) == (1, [], ("a", "b"), (30, 10))
+        assert bad.unreadable is not None and "column opening" in bad.unreadable
+        assert good.unreadable is None and good.opening == ["3R"]
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+
+
+def test_the_commands_refuse_damaged_settings_in_one_line_naming_the_row_and_leave_the_file(tmp_path):
+    """``awale tournament standings``, ``awale tournament run`` (a resume) and ``awale serve --db`` on a file whose
+    event settings are not JSON: one line naming the file, the row and the column and what it should hold."""
+    path = tmp_path / "settings.db"
+    before = damaged_store(path, "events", "settings", "not json")
+    players = tmp_path / "players.toml"
+    players.write_text('[[player]]\nname = "a"\nagent = "random"\n\n[[player]]\nname = "b"\nagent = "greedy"\n')
+    for args in (
+        ["tournament", "standings", "--db", str(path)],
+        ["tournament", "run", str(players), "--game", "awale16", "--db", str(path), "--no-progress"],
+        ["serve", "--db", str(path)],
+    ):
+        result = CliRunner().invoke(cli_app, args)
+        assert result.exit_code in (1, 2) and "Traceback" not in result.output, (args, result.output)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: "), (args, result.stderr)
+        assert f"{path}: events row 1 (the tournament 'tournament'), column settings: 'not json' is not" in lines[0]
+        assert "it should hold a JSON object: the event's settings" in lines[0]
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["players.toml", "settings.db"]

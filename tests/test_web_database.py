@@ -19,7 +19,7 @@ from awale_apps.cli import app as cli_app
 from awale_apps.web import create_app
 from awale_env.games import get_game
 from competition.arena import round_robin
-from competition.store import FaultRecord, Move, PlayerEntry, open_store
+from competition.store import FaultRecord, Move, PlayerEntry, StoreError, open_store
 from competition.tournament import TournamentSettings, load_players, run_tournament
 
 GAME = "awale16_2025"
@@ -225,10 +225,19 @@ def test_a_store_damaged_while_serving_is_a_503_naming_it(tmp_path):
         assert client.get("/api/sources").status_code == 200
 
 
-@pytest.mark.parametrize("kind", ["missing", "corrupt", "foreign", "empty"])
+@pytest.mark.parametrize("kind", ["missing", "corrupt", "foreign", "empty", "settings"])
 def test_serve_refuses_a_bad_db_in_one_line(tmp_path, kind):
     path = tmp_path / "results.db"
-    if kind == "corrupt":
+    if kind == "settings":  # an event whose settings are not JSON: create_app says StoreError, naming the row
+        write_fault_match(path)
+        with sqlite3.connect(path) as connection:
+            connection.execute("UPDATE events SET settings = 'not json'")
+        connection.close()
+        before = path.read_bytes()
+        with pytest.raises(StoreError, match="events row 1 .*column settings: 'not json' is not JSON"):
+            create_app(db=path)
+        assert path.read_bytes() == before
+    elif kind == "corrupt":
         path.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
     elif kind == "foreign":
         with sqlite3.connect(path) as connection:
@@ -240,6 +249,8 @@ def test_serve_refuses_a_bad_db_in_one_line(tmp_path, kind):
     assert result.exit_code == 2 and "Traceback" not in result.output
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: --db: ") and str(path) in lines[0]
+    if kind == "settings":
+        assert "column settings" in lines[0] and "it should hold a JSON object" in lines[0]
 
 
 def test_standings_of_a_tournament_before_every_pair_met_are_defined_everywhere(tmp_path):
@@ -268,3 +279,85 @@ def test_standings_of_a_tournament_before_every_pair_met_are_defined_everywhere(
     query = (Path(__file__).parents[1] / "docs" / "tournament.md").read_text().split("```sql\n")[1].split("```")[0]
     by_player = {row[0]: row[1:] for row in sqlite3.connect(path).execute(query)}
     assert by_player == {"a": (2.0, 2, 0, 0, 0), "b": (0.0, 0, 0, 2, 0), "c": (0.0, 0, 0, 0, 0)}
+
+
+def write_games(db: Path, count: int, settings: dict | None = None) -> None:
+    """A referee match of ``count`` games of a few plies each, from the initial position."""
+    game = get_game(GAME)
+    with open_store(db, write=True) as store:
+        players = [PlayerEntry("a", "agent", "random"), PlayerEntry("b", "agent", "greedy")]
+        event = store.event("referee", "match", GAME, settings or {"max_plies": MAX_PLIES}, players, resume=False)
+        for task in range(count):
+            state, moves = game.initial(max_plies=MAX_PLIES), []
+            for ply in range(1, 5):
+                action = state.legal_actions()[task % len(state.legal_actions())]
+                moves.append(Move(ply, (ply - 1) % 2, game.format_move(action), 0.01))
+                state = state.play(action)
+            store.add_game(event, task, ("a", "b"), None, state.stores, 4, "stopped", [], moves)
+
+
+def damage(db: Path, *statements: str) -> bytes:
+    """Run ``statements`` on the file (a damaged or hand-edited store); its bytes after."""
+    with sqlite3.connect(db) as connection:
+        for statement in statements:
+            connection.execute(statement)
+    connection.close()
+    return db.read_bytes()
+
+
+def test_one_damaged_game_breaks_neither_the_list_nor_the_other_games(tmp_path):
+    """Game 1's opening is not JSON, game 2 holds a move that is no move, game 3 a start seed that is no seed, game 4
+    is whole: the sources and the games are listed (the bad ones greyed with the reason their rows give), the
+    standings shown, game 4 replayed, and each bad game answers 503 naming it, the file and what is wrong; the file
+    is left as it was."""
+    path = tmp_path / "damaged.db"
+    write_games(path, 4)
+    before = damage(
+        path,
+        "UPDATE games SET opening = '{bad' WHERE task = 0",
+        "UPDATE moves SET move = 'ZZ' WHERE ply = 2 AND game = (SELECT id FROM games WHERE task = 1)",
+        "UPDATE games SET start_seed = 'abc' WHERE task = 2",
+    )
+    with TestClient(create_app(db=path), raise_server_exceptions=False) as client:
+        response = client.get("/api/sources")
+        assert response.status_code == 200, response.text
+        assert sources_of(client)["db"]["games"] == 4 and "error" not in sources_of(client)["db"]
+        response = client.get("/api/sources/db/games")
+        assert response.status_code == 200, response.text
+        rows = response.json()
+        assert [row["key"] for row in rows] == ["1", "2", "3", "4"]
+        assert [row["replayable"] for row in rows] == [False, True, False, True]
+        assert [row["players"] for row in rows] == [["a", "b"]] * 4 and [row["plies"] for row in rows] == [4] * 4
+        assert "error" not in rows[1] and "error" not in rows[3]
+        assert rows[0]["error"].startswith("game 1 of referee 'match'") and str(path) in rows[0]["error"]
+        assert "games row 1 (game 1 of event 1), column opening: '{bad' is not JSON" in rows[0]["error"]
+        assert "it should hold a JSON list of the opening's moves" in rows[0]["error"]
+        assert rows[2]["error"].startswith("game 3 of referee 'match'") and "start_seed" in rows[2]["error"]
+        assert "seed must be an integer >= 0, got 'abc'" in rows[2]["error"]
+        assert client.get("/api/sources/db/standings").status_code == 200
+        assert len(client.get("/api/sources/db/games/4").json()["moves"]) == 4
+        for key, says in [
+            ("1", "column opening: '{bad' is not JSON"),
+            ("2", "moves row of ply 2: 'ZZ' does not replay: malformed move 'ZZ'"),
+            ("3", "seed must be an integer >= 0, got 'abc'"),
+        ]:
+            response = client.get(f"/api/sources/db/games/{key}")
+            assert response.status_code == 503, (key, response.text)
+            error = response.json()["error"]
+            assert error.startswith(f"game {key} of referee 'match'") and str(path) in error and says in error, error
+            assert "internal error" not in error
+            response = client.post("/api/reviews", json={"source": "db", "key": key, "engine": "alphabeta:depth=1"})
+            assert response.status_code == 503 and says in response.json()["error"], (key, response.text)
+    assert path.read_bytes() == before
+
+
+def test_event_settings_that_build_no_start_list_the_games_greyed_with_the_reason(tmp_path):
+    """Settings that are a JSON object but whose rules are not: every game listed, none replayed, no 500."""
+    path = tmp_path / "rules.db"
+    write_games(path, 2, {"max_plies": MAX_PLIES, "rules": "x"})
+    with TestClient(create_app(db=path), raise_server_exceptions=False) as client:
+        rows = client.get("/api/sources/db/games").json()
+        assert [(row["key"], row["replayable"]) for row in rows] == [("1", False), ("2", False)]
+        assert all("the event's settings' rules are 'x'" in row["error"] for row in rows)
+        response = client.get("/api/sources/db/games/1")
+        assert response.status_code == 503 and "the event's settings' rules are 'x'" in response.json()["error"]

@@ -7,9 +7,10 @@ the event list is re-read when the sources are listed or an unknown one is asked
 event started after the server appears at once, named ``db-ID``; a name once given stays. A game is replayed from
 its starting position (``initial(seed=start_seed)`` with the event's rules), its moves (the opening's first) with the
 seconds each answer took, and its fault; the arena keeps no moves, so its games are listed (``replayable`` false)
-and counted in the standings but not replayed. Seats: 0 is JoueurA (who moves first) in tournaments and referee
-matches, the rules' player 0 in the arena; a :class:`~awale_apps.web.replays.Replay` names its players in the
-rules' order.
+and counted in the standings but not replayed; a game whose rows are damaged (a hand-edited file) is listed with
+the ``error`` its row gives and answers 503 naming what is wrong, and the other games are served as ever. Seats: 0
+is JoueurA (who moves first) in tournaments and referee matches, the rules' player 0 in the arena; a
+:class:`~awale_apps.web.replays.Replay` names its players in the rules' order.
 """
 
 from __future__ import annotations
@@ -93,9 +94,22 @@ class DatabaseSource:
             raise ApiError(503, f"cannot read the results store {self.path}: {error}") from None
 
     def _start(self, game: StoredGame) -> Any:
+        """The starting position of ``game``; ApiError 503 naming the game if the stored event's game, rules or ply
+        limit, or the game's start seed, do not make one (a damaged or hand-edited file)."""
         settings = self.event.settings
-        return get_game(self.event.game).initial(seed=game.start_seed, max_plies=settings.get("max_plies"),
-                                                 **settings.get("rules", {}))  # fmt: skip
+        rules = settings.get("rules", {})
+        try:
+            if not isinstance(rules, dict):
+                raise ValueError(f"the event's settings' rules are {rules!r:.60}, not a JSON object of rule options")
+            return get_game(self.event.game).initial(seed=game.start_seed, max_plies=settings.get("max_plies"),
+                                                     **rules)  # fmt: skip
+        except (ValueError, TypeError) as error:
+            raise ApiError(503, f"{self._game_name(game.number)} cannot be replayed: {self.path}: its starting "
+                                "position (the event's game, rules and max_plies, the game's start_seed) does not "
+                                f"build: {error}") from None  # fmt: skip
+
+    def _game_name(self, number: int | str) -> str:
+        return f"game {number} of {self.title}"
 
     def _seat_players(self, game: StoredGame) -> tuple[int, int]:
         """The rules' player at each seat of ``game``."""
@@ -114,20 +128,31 @@ class DatabaseSource:
 
     def summaries(self) -> list[dict[str, Any]]:
         """One row per game (task order): besides the protocol's keys, the ``task``, the ``scores`` (seeds captured,
-        in the players' order), the ``end_reason`` and whether it is ``replayable`` (the arena keeps no moves)."""
+        in the players' order), the ``end_reason`` and whether it is ``replayable`` (the arena keeps no moves). A
+        game whose row cannot be read (a damaged file) is listed with what can be read, ``replayable`` false and
+        the ``error`` naming what is wrong; the other games are listed as ever."""
         with self._store() as store:
-            games = store.games(self.event.id)
-        seats: dict[int | None, tuple[int, int]] = {}  # by start seed: one start, one player moving first
+            games = store.games(self.event.id, keep_unreadable=True)
+        seats: dict[Any, tuple[int, int]] = {}  # by start seed: one start, one player moving first
         rows = []
         for game in games:
-            if game.start_seed not in seats:
-                seats[game.start_seed] = self._seat_players(game)
-            rows.append(self._row(game, seats[game.start_seed]))
+            error = None
+            try:
+                if game.start_seed not in seats:
+                    seats[game.start_seed] = self._seat_players(game)
+                row = self._row(game, seats[game.start_seed])
+            except ApiError as refused:  # no start: its players listed by seat
+                row, error = self._row(game, (0, 1)), refused.message
+            if game.unreadable is not None:
+                error = f"{self._game_name(game.number)} cannot be replayed: {game.unreadable}"
+            if error is not None:
+                row.update(replayable=False, error=error)
+            rows.append(row)
         return rows
 
     def load(self, key: str) -> Replay:
         """Game number ``key`` of the event as a Replay; 404 for an unknown one or one without moves (an arena
-        game)."""
+        game), 503 naming what is wrong for one whose stored rows do not replay (a damaged or hand-edited file)."""
         if not (key.isascii() and key.isdigit()) or int(key) > MAX_KEY:
             raise ApiError(404, f"no game {key[:40]!r} in {self.title}: its games are keyed by their number (1 "
                                 f"up to {MAX_KEY})")  # fmt: skip
@@ -136,6 +161,8 @@ class DatabaseSource:
                 game = store.game_numbered(self.event.id, int(key))
             except KeyError:
                 game = None
+            except StoreError as error:
+                raise ApiError(503, f"{self._game_name(key)} cannot be replayed: {error}") from None
         if game is None:
             raise ApiError(404, f"no game {key!r} in {self.title}: GET /api/sources/{self.name}/games lists them")
         if self.event.kind == "arena" or (game.plies and not game.moves):
@@ -147,10 +174,15 @@ class DatabaseSource:
         state, actions = start, []
         for move in game.moves:
             try:
+                if not isinstance(move.move, str):
+                    raise ValueError("a move is text in the game's notation")
+                if not (move.seconds is None or isinstance(move.seconds, int | float)):
+                    raise ValueError("its seconds must be a number, or NULL for an opening's move")
                 action = state.to_action(kind.parse_move(move.move))
                 state = state.play(action)
             except (IllegalMoveError, ValueError) as error:
-                raise ApiError(500, f"game {key} of {self.path}: ply {move.ply} ({move.move!r}) does not replay: "
+                where = f"{self.path}: moves row of ply {move.ply}: {str(move.move)[:40]!r}"
+                raise ApiError(503, f"{self._game_name(key)} cannot be replayed: {where} does not replay: "
                                     f"{error}") from None  # fmt: skip
             actions.append(action)
         players = by_player(game.players, seat_players)

@@ -113,7 +113,7 @@ async function loadGames() {
     option.value = row.key;
     option.disabled = row.replayable === false;
     option.textContent = `${row.title} · ${row.players.join(" vs ")} · ${row.plies} plies · ${resultText(row)}` +
-      (row.replayable === false ? " · results only" : "");
+      (row.error ? " · unreadable" : row.replayable === false ? " · results only" : "");
     select.appendChild(option);
   }
   await loadStandings(source, rows);
@@ -198,7 +198,7 @@ function drawSourceGames(source) {
     for (const text of cells) line.insertCell().textContent = text;
     if (row.replayable === false) {
       open.disabled = true;
-      open.title = "results only: the arena keeps no moves";
+      open.title = row.error || "results only: the arena keeps no moves";
       line.classList.add("not-replayable");
       continue;
     }
