@@ -204,6 +204,49 @@ def test_uploads_and_positions(client):
     )
 
 
+BAD_EXTRAS = [
+    ({"players": 5}, "'players' must be a list of the two players' names (player 0's first), got 5"),
+    ({"players": ["alice"]}, "'players' must be a list of the two players' names (player 0's first), got ['alice']"),
+    ({"seconds": ["x"]}, "'seconds' of ply 1 must be a number of seconds >= 0 or null, got 'x'"),
+    ({"seconds": [0.5, -5]}, "'seconds' of ply 2 must be a number of seconds >= 0 or null, got -5"),
+    ({"seconds": 3}, "'seconds' must be a list of at most one time per move (PLIES), got 3"),
+    ({"seconds": "many"}, "'seconds' must be a list of at most one time per move (PLIES), got 'many'"),
+    ({"fault": {"player": 7}}, "'fault' must be an object with 'player' (0 or 1) and 'kind', got {'player': 7}"),
+    ({"fault": {"player": 7, "kind": "timeout"}}, "'fault' field 'player' must be 0 or 1, got 7"),
+    ({"fault": {"player": 1, "kind": ["x"]}}, "'fault' field 'kind' must be a string, got ['x']"),
+    ({"fault": {"player": 0, "kind": "crash", "x": 1}}, "unknown field 'x' of 'fault': it may have player, kind"),
+    ({"fault": "timeout"}, "'fault' must be an object with 'player' (0 or 1) and 'kind', got 'timeout'"),
+]
+
+
+@pytest.mark.parametrize(("extra", "said"), BAD_EXTRAS)
+def test_a_json_records_bad_players_seconds_or_fault_get_400_naming_the_field(client, extra, said):
+    """A JSON record's extra fields are checked as its moves are: a bad one is refused naming it and what is allowed,
+    never dropped or echoed back unchecked."""
+    record = json.loads(record_line("awale16", 40, 4))
+    said = said.replace("PLIES", str(len(record["moves"])))
+    assert said in error_of(client.post("/api/replays", json={"record": json.dumps(record | extra)}), 400)
+
+
+def test_a_json_records_good_players_seconds_and_fault_are_replayed_and_too_many_seconds_refused(client, tmp_path):
+    record = json.loads(record_line("awale16", 40, 4))
+    plies = len(record["moves"])
+    extra = {"players": ["ann", "bo"], "seconds": [0.25, None, 2], "fault": {"player": 1, "kind": "timeout"}}
+    replay = client.post("/api/replays", json={"record": json.dumps(record | extra)}).json()
+    assert replay["players"] == ["ann", "bo"] and replay["fault"] == {"player": 1, "kind": "timeout"}
+    assert [m["seconds"] for m in replay["moves"]] == [0.25, None, 2] + [None] * (plies - 3)
+    nulls = {"players": None, "seconds": None, "fault": None}  # null: not given
+    assert client.post("/api/replays", json={"record": json.dumps(record | nulls)}).json()["fault"] is None
+    too_many = json.dumps(record | {"seconds": [0.1] * (plies + 1)})
+    said = f"'seconds' must be a list of at most one time per move ({plies}), got {plies + 1} times"
+    assert said in error_of(client.post("/api/replays", json={"record": too_many}), 400)
+    bad = tmp_path / "bad.jsonl"  # a records file's line: one line naming the record and the field
+    bad.write_text(json.dumps(record) + "\n" + json.dumps(record | {"fault": {"player": 7, "kind": "x"}}) + "\n")
+    result = CliRunner().invoke(cli_app, ["serve", "--records", str(bad)])
+    assert result.exit_code != 0 and "record 2: 'fault' field 'player' must be 0 or 1, got 7" in result.output
+    assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+
+
 def wait_review(client, review_id: str, timeout: float = 120) -> dict:
     deadline = time.monotonic() + timeout
     while True:

@@ -110,20 +110,60 @@ class Replay:
 
 
 def replay_of_record(record: GameRecord, title: str, extra: dict[str, Any] | None = None) -> Replay:
-    """A record as a Replay; ``extra`` (a JSON record's other fields) may name the ``players`` and give each move's
-    ``seconds`` and a ``fault``."""
-    extra = extra or {}
+    """A record as a Replay; ``extra`` (a JSON record's other fields, checked by :func:`record_extras`) may name the
+    ``players`` and give each move's ``seconds`` and a ``fault``."""
+    extra = record_extras(extra or {}, len(record.moves))
     start = record.replay()[0]
-    page = get_game(record.game).page()
-    players = extra.get("players")
-    if not (isinstance(players, list) and len(players) == 2 and all(isinstance(p, str) for p in players)):
-        players = list(page["players"])
-    seconds = extra.get("seconds")
-    if not (isinstance(seconds, list) and all(s is None or isinstance(s, int | float) for s in seconds)):
-        seconds = []
-    fault = extra.get("fault") if isinstance(extra.get("fault"), dict) else None
-    return Replay(start, list(record.moves), [p[:80] for p in players], title[:120], seconds[: len(record.moves)],
-                  fault)  # fmt: skip
+    players = extra.get("players") or list(get_game(record.game).page()["players"])
+    return Replay(start, list(record.moves), [p[:80] for p in players], title[:120], extra.get("seconds", []),
+                  extra.get("fault"))  # fmt: skip
+
+
+#: The fields of a JSON record's ``fault``: the player at fault (0 or 1) and the fault's kind are required.
+FAULT_FIELDS = {"player": "0 or 1", "kind": "a string", "detail": "a string", "name": "a string",
+                "answer": "a string or null", "ply": "a ply number (1 or more) or null"}  # fmt: skip
+
+
+def _fault_field_ok(key: str, value: Any) -> bool:
+    if key == "player":
+        return value in (0, 1) and not isinstance(value, bool | float)
+    if key == "ply":
+        return value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 1)
+    return isinstance(value, str) or (key == "answer" and value is None)
+
+
+def record_extras(extra: dict[str, Any], plies: int) -> dict[str, Any]:
+    """The extra fields of a JSON record of ``plies`` moves, checked (a null one is left out): ``players``, the two
+    players' names (player 0's first); ``seconds``, at most one per move, each a number >= 0 or null; ``fault``, an
+    object with ``player`` (0 or 1), ``kind`` and optionally ``detail``, ``name``, ``answer`` and ``ply``.
+    RecordError naming the first bad field, what it holds (an excerpt) and what is allowed."""
+    checked: dict[str, Any] = {}
+    players, seconds, fault = extra.get("players"), extra.get("seconds"), extra.get("fault")
+    if players is not None:
+        if not (isinstance(players, list) and len(players) == 2 and all(isinstance(p, str) for p in players)):
+            raise RecordError(f"'players' must be a list of the two players' names (player 0's first), got "
+                              f"{players!r:.80}")  # fmt: skip
+        checked["players"] = players
+    if seconds is not None:
+        if not isinstance(seconds, list) or len(seconds) > plies:
+            got = f"{len(seconds)} times" if isinstance(seconds, list) else f"{seconds!r:.80}"
+            raise RecordError(f"'seconds' must be a list of at most one time per move ({plies}), got {got}")
+        for ply, value in enumerate(seconds, start=1):
+            if not (value is None or (isinstance(value, int | float) and not isinstance(value, bool)
+                                      and 0 <= value < float("inf"))):  # fmt: skip
+                raise RecordError(f"'seconds' of ply {ply} must be a number of seconds >= 0 or null, got "
+                                  f"{value!r:.80}")  # fmt: skip
+        checked["seconds"] = seconds
+    if fault is not None:
+        if not isinstance(fault, dict) or not {"player", "kind"} <= fault.keys():
+            raise RecordError(f"'fault' must be an object with 'player' (0 or 1) and 'kind', got {fault!r:.80}")
+        for key, value in fault.items():
+            if key not in FAULT_FIELDS:
+                raise RecordError(f"unknown field {key!r:.40} of 'fault': it may have {', '.join(FAULT_FIELDS)}")
+            if not _fault_field_ok(key, value):
+                raise RecordError(f"'fault' field {key!r} must be {FAULT_FIELDS[key]}, got {value!r:.80}")
+        checked["fault"] = fault
+    return checked
 
 
 _HEADER = re.compile(r"^\S+\s+max_plies=", re.MULTILINE)
@@ -145,9 +185,9 @@ def capped(message: str) -> str:
 
 
 def parse_records(text: str) -> list[tuple[GameRecord, dict[str, Any]]]:
-    """The records of a text: JSON records one per line (their other fields kept: ``players``, ``seconds``,
-    ``fault``), or text records each starting with its header line; RecordError names the first bad one, quoting
-    excerpts of what it holds (:func:`capped`)."""
+    """The records of a text: JSON records one per line (their ``players``, ``seconds`` and ``fault`` kept, checked
+    by :func:`record_extras`), or text records each starting with its header line; RecordError names the first bad
+    one, quoting excerpts of what it holds (:func:`capped`)."""
     lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     if lines and all(line.lstrip().startswith("{") for line in lines):
         records = []
@@ -157,7 +197,11 @@ def parse_records(text: str) -> list[tuple[GameRecord, dict[str, Any]]]:
             except RecordError as error:
                 raise RecordError(f"record {number}: {capped(str(error))}") from None
             data = json.loads(line)
-            records.append((record, {key: data[key] for key in ("players", "seconds", "fault") if key in data}))
+            try:
+                extra = record_extras(data, len(record.moves))
+            except RecordError as error:
+                raise RecordError(f"record {number}: {capped(str(error))}") from None
+            records.append((record, extra))
         return records
     starts = [match.start() for match in _HEADER.finditer(text)] or [0]
     chunks = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])]
