@@ -76,8 +76,8 @@ def analyse(agent: Any, state: Any, plies: int = 12, limit: Limit | None = None)
 
 
 def _alphabeta(agent: Any, state: Any, plies: int, limit: Limit | None) -> Analysis:
-    from agents.alphabeta import MATE_BOUND, WIN
     from agents.evaluation import make_evaluation, units_per_seed
+    from agents.negamax import MATE_BOUND, WIN
     from awale_env.games import game_of
 
     best = agent.search(state, limit)

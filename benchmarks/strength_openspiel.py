@@ -45,8 +45,8 @@ from match import score_interval
 from provenance import RESULTS, write_result
 
 from agents import make
-from agents.alphabeta import MATE_BOUND
 from agents.evaluation import make_evaluation, units_per_seed
+from agents.negamax import MATE_BOUND
 from awale_env.games import GAMES, Game, get_game
 
 UCT_C = 2.0

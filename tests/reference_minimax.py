@@ -7,7 +7,8 @@ import functools
 
 import numpy as np
 
-from agents.alphabeta import MAX_DEPTH, WIN
+from agents.base import MAX_DEPTH
+from agents.negamax import WIN
 from awale_env.kernels import dispatch as kn
 
 

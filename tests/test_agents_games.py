@@ -14,9 +14,10 @@ from reference_minimax import child_value, minimax
 from typer.testing import CliRunner
 
 from agents import AGENTS, Limit, make
-from agents.alphabeta import WIN, AlphaBetaAgent
+from agents.alphabeta import AlphaBetaAgent
 from agents.base import game_refusal
 from agents.mcts import MCTSAgent
+from agents.negamax import WIN
 from agents.registry import check_spec
 from awale_apps.cli import app
 from awale_env.games import get_game

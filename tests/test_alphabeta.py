@@ -12,17 +12,9 @@ from stepping_clock import use_stepping_clock
 
 import agents.alphabeta as alphabeta_module
 from agents import make
-from agents.alphabeta import (
-    NODE_LIMIT,
-    NODES,
-    NUM_COUNTERS,
-    PAUSED,
-    ROOT_MOVE,
-    SLICE_SECONDS,
-    WIN,
-    AlphaBetaAgent,
-)
+from agents.alphabeta import SLICE_SECONDS, AlphaBetaAgent
 from agents.evaluation import REFERENCE_WEIGHTS, TUNED_TABLES, TUNED_WEIGHTS, UNITS_PER_SEED, cells_of, features_of
+from agents.negamax import NODE_LIMIT, NODES, NUM_COUNTERS, PAUSED, ROOT_MOVE, WIN
 from agents.tuning import fit, logistic_fit
 from agents.tuning import main as tuning_main
 from awale_env import State
