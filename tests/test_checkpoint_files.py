@@ -19,6 +19,7 @@ torch = pytest.importorskip("torch")
 from cli_runner import awale  # noqa: E402
 from robustness.malicious import CreatesFile, replace_member, torch_file_running_code  # noqa: E402
 
+from agents import AgentSpecError, make  # noqa: E402
 from agents.alphazero.architecture import NETWORK_LIMITS  # noqa: E402
 from agents.alphazero.network import (  # noqa: E402
     CHECKPOINT_FORMAT,
@@ -28,10 +29,13 @@ from agents.alphazero.network import (  # noqa: E402
     save_checkpoint,
 )
 from agents.checkpoint import load_tensors  # noqa: E402
-from agents.ppo import PPOAgent, pretrained_path  # noqa: E402
+from agents.ppo import PPOAgent, pretrained_path, sb3_model  # noqa: E402
+from agents.ppo.checkpoint import read_training_checkpoint  # noqa: E402
 from agents.ppo.policy import PolicyNet, input_size  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
 from awale_env.games import get_game  # noqa: E402
+from training.baselines import ppo_checkpoints  # noqa: E402
+from training.ppo.checkpoints import saved_options  # noqa: E402
 
 TINY = NetworkConfig(channels=8, blocks=2, value_hidden=8)
 PRETRAINED_ALPHAZERO = sorted((Path(__file__).parents[1] / "agents" / "alphazero" / "pretrained").glob("*.pt"))
@@ -213,6 +217,55 @@ def test_the_policy_arrays_round_trip(tmp_path):
     _, arrays = mlp_policy(tmp_path)
     net = PolicyNet.from_npz(npz_bytes(arrays))
     assert PolicyNet.from_npz(net.to_npz()).weights[1].shape == arrays["w1"].shape
+
+
+@pytest.mark.parametrize("args", ["nope", None, [1], "missing"], ids=["a string", "null", "a list", "missing"])
+def test_a_ppo_config_whose_args_is_no_object_is_refused_alike_by_every_reader(tmp_path, args):
+    """A config.json whose ``args`` (the run's options) is not an object: every reader of a PPO checkpoint's
+    configuration (the agent, training from it, sb3_model, a resume, the learning curves) raises the same
+    CheckpointError naming the file and what args must be, where the agent, --init-from and a resume raised
+    AttributeError; each command prints it in one line and leaves the run directory as it was."""
+    with zipfile.ZipFile(pretrained_path()) as archive:
+        config = json.loads(archive.read("config.json"))
+    if args == "missing":
+        del config["args"]
+    else:
+        config["args"] = args
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    path = replace_member(pretrained_path(), run / "checkpoints" / "step_000000512.zip", "config.json",
+                          json.dumps(config).encode())  # fmt: skip
+    found = "none" if args == "missing" else repr(args)
+    message = (
+        f"{path}: config.json lacks or mangles args: it must be an object of the run's options (game, features, ...), "
+        f"got {found}"
+    )
+    readers = {
+        "the agent": lambda: PPOAgent.load(path),
+        "training from it": lambda: read_training_checkpoint(path),
+        "sb3_model": lambda: sb3_model(path),
+        "a resume of a directory holding only the checkpoint": lambda: saved_options(run),
+        "the learning curves": lambda: ppo_checkpoints(run),
+    }
+    for reader, read in readers.items():
+        with pytest.raises(CheckpointError) as error:
+            read()
+        assert str(error.value) == message, reader
+    with pytest.raises(AgentSpecError) as error:
+        make(f"ppo:path={path}")
+    assert str(error.value) == f"bad agent spec 'ppo:path={path}': {message}"
+    commands = [
+        ["play", "--opponent", f"ppo:path={path}"],
+        ["train", "ppo", "--run-dir", str(tmp_path / "new"), "--init-from", str(path), "--no-progress"],
+        ["train", "ppo", "--run-dir", str(run), "--resume", "--no-progress"],
+    ]
+    for command in commands:
+        done = awale(*command)
+        assert done.exit_code == 2, done.output
+        assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: "), done.stderr
+        assert done.stderr.endswith(f"{message}\n"), done.stderr
+    assert not (tmp_path / "new").exists()
+    assert sorted(run.rglob("*")) == [run / "checkpoints", path]
 
 
 @pytest.mark.parametrize("path", PRETRAINED_PPO, ids=lambda p: p.name)

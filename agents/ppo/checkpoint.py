@@ -113,8 +113,10 @@ def open_checkpoint(path: str | Path) -> zipfile.ZipFile:
 
 
 def read_config(archive: zipfile.ZipFile) -> dict[str, Any]:
-    """The ``config.json`` of an open checkpoint, with its format checked (one the agent plays), its ``args`` under
-    this version's names (:func:`network_options`)."""
+    """The ``config.json`` of an open checkpoint, with its format checked (one the agent plays) and its ``args`` (the
+    run's options: an object) under this version's names (:func:`network_options`). Every reader of a checkpoint's
+    configuration (the agent, training, ``--init-from``, a run's options) goes through it: CheckpointError naming the
+    file otherwise."""
     try:
         config = json.loads(read_member(archive, "config.json", str(archive.filename)))
     except (ValueError, UnicodeDecodeError) as error:
@@ -124,9 +126,20 @@ def read_config(archive: zipfile.ZipFile) -> dict[str, Any]:
     if not isinstance(config, dict) or config.get("format") not in PLAYABLE_FORMATS:
         found = config.get("format") if isinstance(config, dict) else None
         raise CheckpointError(f"{archive.filename}: format {found!r} is not one of {', '.join(PLAYABLE_FORMATS)}")
-    if isinstance(config.get("args"), dict):
-        config["args"] = network_options(config["args"])
+    if not isinstance(config.get("args"), dict):
+        found = "none" if "args" not in config else short_repr(config["args"])
+        raise CheckpointError(
+            f"{archive.filename}: config.json lacks or mangles args: it must be an object of the run's options "
+            f"(game, features, ...), got {found}"
+        )
+    config["args"] = network_options(config["args"])
     return config
+
+
+def short_repr(value: Any, most: int = 80) -> str:
+    """``repr(value)`` cut to ``most`` characters: what a message quotes of a value read from a file."""
+    text = repr(value)
+    return text if len(text) <= most else f"{text[: most - 5]}...{text[-2:]}"
 
 
 #: Bytes a member holding a policy's tensors may hold beyond their values: array headers and names, a torch file's
@@ -202,8 +215,9 @@ class TrainingCheckpoint:
         return self.config["num_timesteps"]
 
 
-#: The entries of a training checkpoint's ``config.json`` and their types (its ``args`` hold :data:`MODEL_ARGS`).
-TRAINING_CONFIG = {"args": dict, "num_timesteps": int, "trainer": dict, "rng": dict, "sb3": dict}
+#: The entries of a training checkpoint's ``config.json`` beside its ``args`` (an object, checked by
+#: :func:`read_config`, holding :data:`MODEL_ARGS`), and their types.
+TRAINING_CONFIG = {"num_timesteps": int, "trainer": dict, "rng": dict, "sb3": dict}
 
 
 def read_training_checkpoint(path: str | Path) -> TrainingCheckpoint:
