@@ -37,6 +37,7 @@ from robustness.malicious import (  # noqa: E402
 )
 from test_alphazero_training import TINY_RUN, metrics  # noqa: E402
 from test_alphazero_training import config as alphazero_config  # noqa: E402
+from test_imitation import small_config as imitation_config  # noqa: E402
 from test_ppo_selfplay import config_of, read_rows, tiny_args  # noqa: E402
 
 import agents  # noqa: E402
@@ -46,7 +47,7 @@ from agents.checkpoint import load_tensors  # noqa: E402
 from agents.ppo import PPOAgent, sb3_model  # noqa: E402
 from awale_env import State  # noqa: E402
 from awale_env.errors import CheckpointError  # noqa: E402
-from training.alphazero import selfplay_pool  # noqa: E402
+from training.alphazero import imitation, selfplay_pool  # noqa: E402
 from training.alphazero import trainer as alphazero_trainer  # noqa: E402
 from training.ppo import checkpoints as ppo_checkpoints  # noqa: E402
 from training.ppo import trainer as ppo_trainer  # noqa: E402
@@ -57,6 +58,13 @@ def one_error_line(capsys) -> str:
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1, err
     return err
+
+
+def files_of(directory: Path) -> dict[str, bytes | None]:
+    """Every file and folder under ``directory`` with its bytes (None for a folder): what a refused command must
+    leave exactly as it was."""
+    return {str(path.relative_to(directory)): path.read_bytes() if path.is_file() else None
+            for path in sorted(directory.rglob("*"))}  # fmt: skip
 
 
 # --- a checkpoint never runs code ----------------------------------------------------------------------------------
@@ -156,11 +164,13 @@ def test_alphazero_files_carrying_code_are_refused(alphazero_run, tmp_path, caps
     run = tmp_path / "run"
     shutil.copytree(alphazero_run, run)
     torch_file_running_code(run / "state.pt", marker, read_checkpoint(alphazero_run / "state.pt"))
+    before = files_of(run)
     with pytest.raises(SystemExit) as stop:
         alphazero_trainer.main([*TINY_RUN, "--run-dir", str(run), "--resume", "--generations", "2", "--workers", "0"])
     assert stop.value.code == 2
     assert "state.pt' holds serialized Python objects other than tensors" in one_error_line(capsys)
     assert not marker.exists(), "loading the checkpoint ran its code"
+    assert files_of(run) == before  # config.json (--generations 2) and best.pt not rewritten, no tb/ events added
 
 
 def test_a_truncated_replay_buffer_of_an_older_run_is_one_line(alphazero_run, tmp_path, capsys):
@@ -196,11 +206,114 @@ def test_a_counter_out_of_range_in_a_checkpoint_is_one_line_naming_the_file_and_
     else:
         state[field] = value
     torch.save(state, run / "state.pt")
+    before = files_of(run)
     with pytest.raises(SystemExit) as stop:
         alphazero_trainer.main([*TINY_RUN, "--run-dir", str(run), "--resume", "--generations", "2", "--workers", "0"])
     assert stop.value.code == 2
     line = one_error_line(capsys)
     assert "state.pt" in line and f"field {field!r} of the training state must be an integer in [0, 2**62]" in line
+    assert files_of(run) == before
+
+
+# --- a refused command leaves the run directory exactly as it was -----------------------------------------------
+
+
+def truncate_checkpoints(run: Path) -> None:
+    for path in (run / "checkpoints").glob("*.zip"):
+        path.write_bytes(path.read_bytes()[:500])
+
+
+BAD_DEPTH = "bad agent spec 'alphabeta:depth=0': depth must be a positive int, got 0"
+#: Resumes of a finished PPO run of 512 moves that are refused, and the line each ends with: before, the run's
+#: config.json took the new options (and a bad spec that a plain resume then failed on) and tb/ a new events file.
+REFUSED_PPO_RESUMES = {
+    "a bad evaluation opponent with a longer run": (
+        ["--total-timesteps", "1024", "--eval-every", "256", "--eval-opponents", "alphabeta:depth=0"],
+        f"error: --eval-opponents: {BAD_DEPTH}",
+    ),
+    "a bad evaluation opponent alone (nothing to train)": (  # was exit code 0, the bad spec saved
+        ["--eval-opponents", "random", "alphabeta:depth=0"],
+        f"error: --eval-opponents: {BAD_DEPTH}",
+    ),
+    "a missing evaluation opponent": (
+        ["--eval-opponents", "ppo:path=MISSING"],
+        "error: --eval-opponents: bad agent spec 'ppo:path=MISSING': PPO checkpoint not found: MISSING",
+    ),
+    "no complete checkpoint": (
+        ["--total-timesteps", "1024"],
+        "error: no complete checkpoint to resume from in RUN/checkpoints: RUN/checkpoints/last.zip is not a readable "
+        "zip file (truncated or corrupted?)",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", REFUSED_PPO_RESUMES)
+def test_a_refused_ppo_resume_leaves_the_run_exactly_as_it_was(ppo_run, tmp_path, capsys, case):
+    run = tmp_path / "run"
+    shutil.copytree(ppo_run, run)
+    if case == "no complete checkpoint":
+        truncate_checkpoints(run)
+    before = files_of(run)
+    options, message = REFUSED_PPO_RESUMES[case]
+    options = [option.replace("MISSING", str(tmp_path / "none.zip")) for option in options]
+    message = message.replace("MISSING", str(tmp_path / "none.zip")).replace("RUN", str(run))
+    with pytest.raises(SystemExit) as stop:
+        ppo_trainer.main(["--run-dir", str(run), "--resume", "--no-progress", *options])
+    assert stop.value.code == 2
+    assert one_error_line(capsys).startswith(message)
+    assert files_of(run) == before  # config.json, checkpoints, eval.csv and tb/ byte for byte, nothing added
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--league", "alphabeta:depth=0"], f"error: --league: {BAD_DEPTH}\n"),
+        (["--eval-opponents", "ppo:path=/nonexistent.zip"],
+         "error: --eval-opponents: bad agent spec 'ppo:path=/nonexistent.zip': PPO checkpoint not found: "
+         "/nonexistent.zip\n"),
+        (["--game", "oware", "--eval-opponents", "alphazero:pretrained"],  # no AlphaZero network is shipped for oware
+         "error: --eval-opponents: agent 'alphazero:pretrained' plays "),
+    ],
+)  # fmt: skip
+def test_a_refused_new_ppo_run_makes_no_directory(tmp_path, capsys, options, message):
+    """Refused before the directory is made: before, config.json and tb/ were written first (an evaluation opponent
+    at the first evaluation, a league agent as the games started)."""
+    run = tmp_path / "new" / "run"
+    with pytest.raises(SystemExit) as stop:
+        ppo_trainer.main(["--run-dir", str(run), "--no-progress", *options])
+    assert stop.value.code == 2
+    assert one_error_line(capsys).startswith(message)
+    assert not (tmp_path / "new").exists()
+
+
+def test_a_refused_alphazero_or_imitation_resume_leaves_the_run_exactly_as_it_was(alphazero_run, tmp_path, capsys):
+    """A damaged state.pt: before, config.json took the resume's options, an imitation resume had played the games
+    it asked for more and an AlphaZero one created a tb/ events file."""
+    run = tmp_path / "alphazero"
+    shutil.copytree(alphazero_run, run)
+    (run / "state.pt").write_bytes((run / "state.pt").read_bytes()[:1000])
+    before = files_of(run)
+    with pytest.raises(SystemExit) as stop:
+        alphazero_trainer.main(["--run-dir", str(run), "--resume", "--generations", "3", "--workers", "0"])
+    assert stop.value.code == 2
+    assert "state.pt' is not a readable torch file (truncated or corrupted?)" in one_error_line(capsys)
+    assert files_of(run) == before
+
+    imitation.train(imitation_config(tmp_path, epochs=1))
+    run = tmp_path / "run"
+    whole = (run / "state.pt").read_bytes()
+    (run / "state.pt").write_bytes(whole[:1000])
+    before = files_of(run)
+    with pytest.raises(CheckpointError, match="state.pt' is not a readable torch file"):
+        imitation.train(imitation_config(tmp_path, epochs=3, games=6, resume=True))
+    assert files_of(run) == before  # the third chunk of games is not played, config.json not rewritten
+    (run / "state.pt").write_bytes(whole)
+    chunk = run / "games" / "chunk-00001.npz"
+    chunk.write_bytes(chunk.read_bytes()[:-100])
+    before = files_of(run)
+    with pytest.raises(CheckpointError, match="chunk-00001.npz' is not a readable zip file"):
+        imitation.train(imitation_config(tmp_path, epochs=3, games=6, resume=True))
+    assert files_of(run) == before
 
 
 # --- zip bombs ----------------------------------------------------------------------------------------------------

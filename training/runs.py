@@ -9,6 +9,9 @@
   starts from the options: options given on its command line replace
   them, but only those of the trainer's :attr:`Trainer.resumable` (the run's length, workers, progress display,
   evaluations...); changing any other is refused with a one-line message that lists the ones that may change.
+* Every refusal (a bad option, a change a resume may not make, a resume's damaged checkpoint) comes before anything
+  in the run directory is written or created (:func:`check_start`, the trainer's reading, then :func:`prepare`): a
+  refused command leaves the directory exactly as it was, and a new run's is not made.
 * ``DIR/tb/`` holds the TensorBoard events (``tensorboard --logdir DIR/tb``, or ``--logdir runs`` for every run);
   a CSV per run holds its metrics (:mod:`training.run_logs`). A resumed run first forgets what the stopped one logged
   after its last checkpoint, in both.
@@ -393,10 +396,14 @@ def remove_unfinished(trainer: Trainer, run_dir: Path) -> None:
             unfinished.unlink()
 
 
-def start(trainer: Trainer, config: Any) -> tuple[Any, Path]:
-    """Check and prepare the run directory of ``config`` (resolved by the trainer) and save its options; return the
+def check_start(trainer: Trainer, config: Any) -> tuple[Any, Path]:
+    """Check the run directory of ``config`` (resolved by the trainer) without writing anything in it; return the
     resolved configuration and the directory. FileExistsError for a new run in a directory holding one,
-    FileNotFoundError for a resume without a checkpoint, ValueError for a change a resume may not make."""
+    FileNotFoundError for a resume without a checkpoint, ValueError for a change a resume may not make.
+
+    A trainer then reads and checks what its run starts from (a resume's checkpoint, an existing file it goes on
+    with) and only then calls :func:`prepare`: every refusal comes before anything in the directory is written or
+    created, so a refused command leaves it exactly as it was (a resume may be run again as it was)."""
     config = trainer.resolve(config)
     run_dir = Path(config.run_dir)
     check_run_kind(trainer.name, run_dir, config.resume)
@@ -406,14 +413,21 @@ def start(trainer: Trainer, config: Any) -> tuple[Any, Path]:
         saved = trainer.saved(run_dir)
         if saved is not None:
             check_resume(trainer, config, saved)
-        remove_unfinished(trainer, run_dir)
     elif trainer.checkpoints(run_dir):
         raise FileExistsError(
             f"{run_dir} already holds a run: add --resume to continue it, or choose another --run-dir"
         )
+    return config, run_dir
+
+
+def prepare(trainer: Trainer, config: Any) -> None:
+    """The run's first writes, once :func:`check_start` and the trainer's own reading have passed: a resume's
+    leftover temporary files removed, the directory made and the options of ``config`` saved."""
+    run_dir = Path(config.run_dir)
+    if config.resume:
+        remove_unfinished(trainer, run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(run_dir, config, trainer.name)
-    return config, run_dir
 
 
 # --- the command line ----------------------------------------------------------------------------------------------

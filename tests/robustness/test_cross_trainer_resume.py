@@ -32,7 +32,7 @@ KINDS = ("alphazero", "imitation", "ppo", "rllib")
 
 
 def rllib_run(run_dir: Path) -> None:
-    """The files of an RLlib run (its trainer's checkpoint directory, config.json as runs.start writes it)."""
+    """The files of an RLlib run (its trainer's checkpoint directory, config.json as runs.prepare writes it)."""
     (run_dir / "checkpoint").mkdir(parents=True)
     (run_dir / "checkpoint" / "trainer.json").write_text(json.dumps({"iteration": 1, "elapsed": 1.0}))
     options = {"game": "awale16", "iterations": 1, "env_runners": 0, "seed": 0}

@@ -86,14 +86,18 @@ def _play_chunk_job(job: tuple[dict[str, Any], int]) -> int:
     return play_chunk(*job)
 
 
-def read_chunks(config: ImitationConfig) -> dict[str, np.ndarray]:
-    """The samples of the chunks of the run's ``games``, checked; CheckpointError for a damaged file."""
-    game = get_game(config.game)
-    parts = []
-    for chunk in range(config.chunks):
-        path = teacher_games.chunk_path(Path(config.run_dir), chunk)
-        parts.append(check_chunk(load_arrays(path.read_bytes(), repr(str(path))), repr(str(path)), game))
+def read_chunks(config: ImitationConfig, read: dict[int, dict[str, np.ndarray]] | None = None) -> dict[str, np.ndarray]:
+    """The samples of the chunks of the run's ``games``, checked (those of the chunks in ``read`` already read:
+    :func:`read_chunk`); CheckpointError for a damaged file."""
+    read = read or {}
+    parts = [read[chunk] if chunk in read else read_chunk(config, chunk) for chunk in range(config.chunks)]
     return {name: np.concatenate([p[name] for p in parts]) for name in CHUNK_ARRAYS}
+
+
+def read_chunk(config: ImitationConfig, chunk: int) -> dict[str, np.ndarray]:
+    """The samples of the chunk ``chunk`` of the run's games, checked; CheckpointError for a damaged file."""
+    path = teacher_games.chunk_path(Path(config.run_dir), chunk)
+    return check_chunk(load_arrays(path.read_bytes(), repr(str(path))), repr(str(path)), get_game(config.game))
 
 
 #: The kind of values of each array of a chunk (numpy's dtype kinds: f float, i/u integer, b bool).
@@ -195,8 +199,10 @@ def train_epoch(
 class Run:
     """An imitation run's network, optimizer and counters, and its files."""
 
-    def __init__(self, config: ImitationConfig, teacher_s: float = 0.0) -> None:
-        """``teacher_s``: seconds this session spent on the teacher's games, counted in the run's training time."""
+    def __init__(self, config: ImitationConfig, teacher_s: float = 0.0, open_files: bool = True) -> None:
+        """``teacher_s``: seconds this session spent on the teacher's games before, counted in the run's training
+        time (its clock counts from now). Without ``open_files`` it writes nothing: a resume's checkpoint is read and
+        checked, and :meth:`open_files` makes the run's first writes."""
         self.config = config
         self.dir = Path(config.run_dir)
         torch.manual_seed(config.seed)
@@ -214,6 +220,12 @@ class Run:
             elapsed = self._resume()
         self.clock = Clock(elapsed + teacher_s)
         self.metrics = run_logs.CsvLog(self.dir / "metrics.csv", "epoch")
+        if open_files:
+            self.open_files()
+
+    def open_files(self) -> None:
+        """The run's first writes: the metrics a stopped run logged after its checkpoint forgotten, TensorBoard's
+        writer."""
         self.metrics.keep_until(self.epoch)
         self.writer = run_logs.tensorboard_writer(self.dir, self.epoch)
 
@@ -260,18 +272,22 @@ def split(samples: dict[str, np.ndarray], value: np.ndarray, every: int) -> tupl
 
 
 def train(config: ImitationConfig) -> Run:
-    """Play the teacher's missing games, then train (or with ``config.resume`` go on) to ``config.epochs``."""
-    config, run_dir = runs.start(TRAINER, config)
+    """Play the teacher's missing games, then train (or with ``config.resume`` go on) to ``config.epochs``. The games
+    already played and a resume's checkpoint are read and checked first: a damaged file is refused before the run
+    directory is written or created."""
+    config, run_dir = runs.check_start(TRAINER, config)
     missing = teacher_games.missing_chunks(config)
-    teacher = Clock()  # the teacher's games are part of the run's training time (its metrics' elapsed_s)
-    progress = Progress("teacher games", config.chunks, config.chunks - len(missing), "chunk", teacher,
+    played = {chunk: read_chunk(config, chunk) for chunk in range(config.chunks) if chunk not in missing}
+    run = Run(config, open_files=False)  # its clock counts the teacher's games too (the metrics' elapsed_s)
+    runs.prepare(TRAINER, config)
+    progress = Progress("teacher games", config.chunks, config.chunks - len(missing), "chunk", Clock(),
                              config.progress, every=0)  # fmt: skip
     try:
         play_chunks(config, missing, progress)
     finally:
         progress.close()
-    samples = read_chunks(config)
-    run = Run(config, teacher.elapsed())
+    samples = read_chunks(config, played)
+    run.open_files()
     if run.score_scale is None:
         run.score_scale = teacher_games.fit_score_scale(
             samples["score"][samples["scored"]], samples["outcome"][samples["scored"]]

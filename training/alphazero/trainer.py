@@ -208,10 +208,11 @@ def is_ppo_checkpoint(path: Path) -> bool:
 
 class Run:
     """The state of a training run: networks, optimizer, replay buffer, clock, logs (in a directory prepared by
-    :func:`training.runs.start`). ``initial`` is the network of ``config.init_from`` when the caller has already
-    loaded it (:func:`train` does, before the run directory is touched)."""
+    :func:`training.runs.prepare`). ``initial`` is the network of ``config.init_from`` when the caller has already
+    loaded it (:func:`train` does, before the run directory is touched). Without ``open_files`` it writes nothing:
+    everything a resume goes on from is read and checked, and :meth:`open_files` makes the run's first writes."""
 
-    def __init__(self, config: AlphaZeroConfig, initial: RingNet | None = None) -> None:
+    def __init__(self, config: AlphaZeroConfig, initial: RingNet | None = None, open_files: bool = True) -> None:
         self.config = config
         self.dir = Path(config.run_dir)
         torch.manual_seed(config.seed)
@@ -233,12 +234,20 @@ class Run:
             elapsed = self._resume()
         self.clock = Clock(elapsed)
         self.metrics = run_logs.CsvLog(self.dir / "metrics.csv", "generation")
-        self.metrics.keep_until(self.generation)  # forget what a stopped run logged after its checkpoint
+        if open_files:
+            self.open_files()
+
+    def open_files(self) -> None:
+        """The run's first writes: a resume makes ``best.pt`` its checkpoint's best network again (a run killed after
+        writing ``best.pt`` had not finished that generation) and forgets what the stopped run logged after its
+        checkpoint; then TensorBoard's writer."""
+        if self.config.resume:
+            self.save_best()
+        self.metrics.keep_until(self.generation)
         self.writer = run_logs.tensorboard_writer(self.dir, self.generation)
 
     def _resume(self) -> float:
-        """Load the checkpoint (``state.pt``: everything a generation ends with) and make ``best.pt`` its best
-        network again (a run killed after writing ``best.pt`` had not finished that generation); return the seconds
+        """Load the checkpoint (``state.pt``: everything a generation ends with), writing nothing; return the seconds
         the run has trained."""
         path = self.dir / STATE_FILE
         source = repr(str(path))
@@ -269,7 +278,6 @@ class Run:
         elif (self.dir / REPLAY_FILE).exists():
             replay = self.dir / REPLAY_FILE
             self.buffer.restore(load_arrays(replay.read_bytes(), repr(str(replay))), repr(str(replay)))
-        self.save_best()
         return elapsed
 
     def save(self) -> None:
@@ -344,10 +352,13 @@ def train(config: AlphaZeroConfig) -> Run:
     initial = None
     if config.init_from is not None and not config.resume:  # refused before the run directory is touched
         initial = initial_network(resolved(config))
-    new_dir = not Path(resolved(config).run_dir).exists()
-    config, run_dir = runs.start(TRAINER, config)
+    config, run_dir = runs.check_start(TRAINER, config)
+    new_dir = not run_dir.exists()
+    run = Run(config, initial, open_files=False)  # a resume's checkpoint read and checked: nothing written yet
     try:
-        return train_run(config, initial)
+        runs.prepare(TRAINER, config)
+        run.open_files()
+        return train_run(run)
     except Exception as error:  # a run that fails before its first checkpoint (no Ray cluster, an actor that cannot
         # start) leaves no directory it made behind; Ctrl-C keeps it, with its one line saying it holds nothing yet
         if new_dir and not (run_dir / STATE_FILE).exists() and not interrupts.interrupted(error):
@@ -355,9 +366,9 @@ def train(config: AlphaZeroConfig) -> Run:
         raise
 
 
-def train_run(config: AlphaZeroConfig, initial: RingNet | None) -> Run:
+def train_run(run: Run) -> Run:
     """The generations of :func:`train` in its prepared run directory."""
-    run = Run(config, initial)
+    config = run.config
     if config.backend == "ray":
         from training.alphazero.ray_selfplay import RaySelfPlayPool  # imports Ray: only for this backend
 

@@ -247,7 +247,28 @@ def check_args(args: Args) -> None:
         raise ValueError(f"--net-arch holds at most {MAX_LAYERS} layers of {MAX_WIDTH} units, got {args.net_arch}")
     for spec in (*args.eval_opponents, *args.league):
         agents.parse_spec(spec)
-    if args.teacher is not None:  # built here: a bad parameter or an agent of another game fails before the run
-        refusal = game_refusal(agents.make(args.teacher), args.teacher, args.game)
-        if refusal is not None:
-            raise ValueError(f"--teacher: {refusal}")
+    if args.teacher is not None:  # not resumable: a saved --teacher that no longer builds cannot be replaced anyway
+        check_agent("--teacher", args.teacher, args.game)
+
+
+def check_agents(args: Args) -> None:
+    """Build the agents of ``--eval-opponents`` and ``--league`` (``args`` resolved), as :func:`check_args` builds
+    the teacher: a bad parameter (``alphabeta:depth=0``), a missing or damaged file or an agent of another game is
+    refused before the run's directory is touched, not at its first evaluation. The trainer calls it as a run starts
+    rather than :func:`resolved` (which checks a resumed run's saved options too): a resume may replace saved
+    --eval-opponents that no longer build (a checkpoint since moved)."""
+    for option, specs in (("--eval-opponents", args.eval_opponents), ("--league", args.league)):
+        for spec in dict.fromkeys(specs):
+            check_agent(option, spec, args.game)
+
+
+def check_agent(option: str, spec: str, game: str) -> None:
+    """Build the agent of ``spec``, given to ``option``: ValueError naming the option, the spec and what is wrong
+    for one that cannot be built or does not play ``game``."""
+    try:
+        agent = agents.make(spec)
+    except agents.AgentSpecError as error:
+        raise ValueError(f"{option}: {error}") from None
+    refusal = game_refusal(agent, spec, game)
+    if refusal is not None:
+        raise ValueError(f"{option}: {refusal}")

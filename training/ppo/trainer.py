@@ -61,7 +61,7 @@ from training.ppo.checkpoints import (
     saved_options,
     write_checkpoint,
 )
-from training.ppo.config import RESUMABLE, TRAINER_NAME, Args, from_alphazero, resolved
+from training.ppo.config import RESUMABLE, TRAINER_NAME, Args, check_agents, from_alphazero, resolved
 from training.ppo.pool import OpponentPool, close_envs, evaluate, learner_envs
 
 # --- the training loop ---------------------------------------------------------------------------------------------
@@ -141,12 +141,15 @@ class SelfPlay(BaseCallback):
 
 
 def train(args: Args) -> Path:
-    """Train (or with ``args.resume`` continue) a run; return the path of its final checkpoint."""
+    """Train (or with ``args.resume`` continue) a run; return the path of its final checkpoint. Everything it is
+    refused for (options, agents, the checkpoint it starts from or goes on from) is refused before the run directory
+    is written or created (:func:`training.runs.check_start`)."""
     initial = None
     if args.init_from is not None and not args.resume:
         start = initial_alphazero if from_alphazero(args.init_from) else initial_checkpoint
         initial = start(resolved(args))
-    args, run_dir = runs.start(TRAINER, args)
+    args, run_dir = runs.check_start(TRAINER, args)
+    check_agents(args)
     torch.set_num_threads(args.torch_threads)
     set_random_seed(args.seed)
     pool = OpponentPool(args)
@@ -164,15 +167,36 @@ def train(args: Args) -> Path:
         pool.snapshots = resumed.pool
     env_seed = args.seed + (resumed.num_timesteps if resumed else 0)  # a resume plays new games, not the first again
     env = learner_envs(pool, args, env_seed)
-    model = new_sb3_model(dataclasses.asdict(args), env, seed=args.seed)
-    env.seed(env_seed)
-    if resumed:
-        restore_sb3(model, resumed)
-        restore_rng_state(resumed.config["rng"], resumed.path)
+    try:
+        model = new_sb3_model(dataclasses.asdict(args), env, seed=args.seed)
+        env.seed(env_seed)
+        if resumed:
+            restore_sb3(model, resumed)
+            restore_rng_state(resumed.config["rng"], resumed.path)
+        elif isinstance(initial, RingNet):
+            model.policy.mlp_extractor.net.load_state_dict(initial.state_dict())
+        elif initial is not None:
+            load_networks(model, initial, optimizer=False)
+        runs.prepare(TRAINER, args)  # all is read and checked: the run's first writes
+        learn(model, args, run_dir, pool, trainer, resumed=resumed is not None, initialized=initial is not None)
+    finally:
+        close_envs(env)
+    return run_dir / CHECKPOINT
+
+
+def learn(
+    model: MaskablePPO,
+    args: Args,
+    run_dir: Path,
+    pool: OpponentPool,
+    trainer: dict[str, Any],
+    resumed: bool,
+    initialized: bool,
+) -> None:
+    """The run of :func:`train` in its prepared directory (``model`` resumed, or ``initialized`` from --init-from):
+    the teacher's games if any, then self-play to ``args.total_timesteps``."""
     done = model.num_timesteps
-    run_logs.CsvLog(run_dir / "eval.csv", "steps").keep_until(
-        done
-    )  # forget what a stopped run logged after its checkpoint
+    run_logs.CsvLog(run_dir / "eval.csv", "steps").keep_until(done)  # forget what a stopped run logged after it
     writer = run_logs.tensorboard_writer(run_dir, done)
     model.set_logger(Logger(str(run_dir), [TensorBoardFormat(writer)]))
     rollout = args.n_envs * args.n_steps
@@ -180,13 +204,9 @@ def train(args: Args) -> Path:
     progress = Progress(TRAINER_NAME, total, done, "move", Clock(trainer["elapsed"]), args.progress)
     callback = SelfPlay(args, pool, run_dir, trainer, progress)
     try:
-        if isinstance(initial, RingNet):
-            model.policy.mlp_extractor.net.load_state_dict(initial.state_dict())
-        elif initial is not None:
-            load_networks(model, initial, optimizer=False)
         if args.teacher_games and not resumed:
             clone_teacher(model, args, run_dir, callback)
-        elif initial is not None:
+        elif initialized:
             first_point(model, args, callback)
         if args.total_timesteps > done:
             model.learn(args.total_timesteps - done, callback=callback, reset_num_timesteps=not args.resume,
@@ -196,8 +216,6 @@ def train(args: Args) -> Path:
     finally:
         progress.close()
         writer.close()
-        close_envs(env)
-    return run_dir / CHECKPOINT
 
 
 def clone_teacher(model: MaskablePPO, args: Args, run_dir: Path, callback: SelfPlay) -> None:

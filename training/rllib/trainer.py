@@ -308,12 +308,13 @@ def train(config: RLlibPPOConfig) -> Path:
 
     from competition.ray_backend import connect
 
-    config, run_dir = runs.start(TRAINER, config)
+    config, run_dir = runs.check_start(TRAINER, config)
+    elapsed = saved_elapsed(run_dir) if config.resume else 0.0
     started_ray = connect(config.address, config.runtime_env)
     algorithm = ppo_config(config).build_algo()
-    elapsed = saved_elapsed(run_dir) if config.resume else 0.0
     if config.resume:
         algorithm.restore_from_path(str((run_dir / CHECKPOINT_DIR).resolve()))
+    runs.prepare(TRAINER, config)  # what the run goes on from is read: its first writes
     done = algorithm.iteration
     log = run_logs.CsvLog(run_dir / "metrics.csv", "iteration")
     log.keep_until(done)  # forget what a stopped run logged after its checkpoint
