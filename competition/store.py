@@ -453,6 +453,8 @@ def open_store(path: str | Path, write: bool = False) -> Store:
     read through a migrated copy in memory). StoreError for a file that is not a results store (corrupt, or another
     program's database) or one of a later toolkit, naming it."""
     path = Path(path)
+    if path.is_dir():
+        raise StoreError(f"{path} is a directory; a results store is a file (e.g. {path / 'results.db'})")
     if not write and not path.is_file():
         raise StoreError(f"{path}: no such results store")
     lock = None

@@ -233,6 +233,8 @@ def test_bad_files_and_numbers_are_one_line_errors(tmp_path):
                                                                                       "directory")  # fmt: skip
     result = runner.invoke(app, ["demo", "--steps", "64", "--games", "2", "--run-dir", str(regular / "run")])
     assert "Not a directory" in one_line_error(result, 1)
+    result = runner.invoke(app, ["demo", "--steps", "64", "--games", "2", "--run-dir", str(regular)])
+    assert one_line_error(result, 1) == f"error: --run-dir {regular} is a file; a run directory holds the run's files"
 
 
 def test_any_expected_error_of_a_command_is_one_line(monkeypatch, tmp_path):

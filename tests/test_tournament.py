@@ -380,6 +380,9 @@ def test_a_second_writer_a_corrupt_or_a_foreign_file_and_bad_players_are_one_lin
         assert result.stderr.count("\n") == 1
     with pytest.raises(StoreError, match="no such results store"):
         open_store(tmp_path / "missing.db")
+    for write in (False, True):  # a directory where the file goes, named with what is expected
+        with pytest.raises(StoreError, match="is a directory; a results store is a file"):
+            open_store(tmp_path, write=write)
     players.write_text('[[player]]\nname = "a"\nagent = "random"\n[[player]]\nname = "b"\nagent = "greedy"\n')
     for memory in ("10000000000000", str(2**20 + 1)):  # 10^13 MiB overflowed the guard's limit: every program crashed
         result = awale_in_process(

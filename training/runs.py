@@ -406,6 +406,8 @@ def check_start(trainer: Trainer, config: Any) -> tuple[Any, Path]:
     created, so a refused command leaves it exactly as it was (a resume may be run again as it was)."""
     config = trainer.resolve(config)
     run_dir = Path(config.run_dir)
+    if run_dir.exists() and not run_dir.is_dir():
+        raise NotADirectoryError(f"--run-dir {run_dir} is a file; a run directory holds the run's files")
     check_run_kind(trainer.name, run_dir, config.resume)
     if config.resume:
         if not trainer.checkpoints(run_dir):
