@@ -268,6 +268,19 @@ def test_a_ppo_config_whose_args_is_no_object_is_refused_alike_by_every_reader(t
     assert sorted(run.rglob("*")) == [run / "checkpoints", path]
 
 
+@pytest.mark.parametrize("network", ["x", 3, ["ring"], None])
+def test_a_ppo_config_naming_no_network_kind_is_refused_naming_it(tmp_path, network):
+    """``args.network`` must name a kind of network: another value was refused, but by a size check of the policy
+    file computed for no network (a message about a zip bomb)."""
+    with zipfile.ZipFile(pretrained_path()) as archive:
+        config = json.loads(archive.read("config.json"))
+    config["args"]["network"] = network
+    path = replace_member(pretrained_path(), tmp_path / "bad.zip", "config.json", json.dumps(config).encode())
+    with pytest.raises(CheckpointError) as error:
+        PPOAgent.load(path)
+    assert str(error.value) == f"{path}: config.json's args.network is {network!r}, not one of mlp, ring"
+
+
 @pytest.mark.parametrize("path", PRETRAINED_PPO, ids=lambda p: p.name)
 def test_the_shipped_ppo_policies_load(path):
     agent = PPOAgent.load(path)

@@ -133,6 +133,12 @@ def read_config(archive: zipfile.ZipFile) -> dict[str, Any]:
             f"(game, features, ...), got {found}"
         )
     config["args"] = network_options(config["args"])
+    network = config["args"]["network"]
+    if not isinstance(network, str) or network not in SHAPE_OPTIONS:
+        raise CheckpointError(
+            f"{archive.filename}: config.json's args.network is {short_repr(network)}, not one of "
+            f"{', '.join(SHAPE_OPTIONS)}"
+        )
     return config
 
 
