@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 import json
 import pickle
+import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -19,6 +21,7 @@ torch = pytest.importorskip("torch")
 from cli_runner import awale  # noqa: E402
 from robustness.malicious import CreatesFile, replace_member, torch_file_running_code  # noqa: E402
 
+import agents.ppo  # noqa: E402
 from agents import AgentSpecError, make  # noqa: E402
 from agents.alphazero.architecture import NETWORK_LIMITS  # noqa: E402
 from agents.alphazero.network import (  # noqa: E402
@@ -279,6 +282,76 @@ def test_a_ppo_config_naming_no_network_kind_is_refused_naming_it(tmp_path, netw
     with pytest.raises(CheckpointError) as error:
         PPOAgent.load(path)
     assert str(error.value) == f"{path}: config.json's args.network is {network!r}, not one of mlp, ring"
+
+
+def shipped_ppo_config() -> dict:
+    with zipfile.ZipFile(pretrained_path()) as archive:
+        return json.loads(archive.read("config.json"))
+
+
+#: What the messages say of an option of config.json that is wrong, and of one that differs from policy.npz.
+ARG, DIFFER = "config.json's args.", "config.json and policy.npz declare different policies: "
+PPO_BAD_ARGS = {
+    "an unknown game": ({"game": "nope"}, f"{ARG}game is 'nope', not one of awale16, "),
+    "a game as a number": ({"game": 16}, f"{ARG}game is 16, not one of awale16, "),
+    "features as a list": ({"features": ["board"]}, f"{ARG}features is ['board'], not one of board, tactics"),
+    "unknown features": ({"features": "x"}, f"{ARG}features is 'x', not one of board, tactics"),
+    "channels as text": ({"ring_channels": "64"}, f"{ARG}ring_channels must be an integer from 1 to 1024, got '64'"),
+    "channels as a bool": ({"ring_channels": True}, f"{ARG}ring_channels must be an integer"),
+    "no blocks": ({"ring_blocks": None}, f"{ARG}ring_blocks must be an integer"),
+    "another game than the policy's": ({"game": "kalah"}, f"{DIFFER}game 'kalah' in config.json, 'awale16' in"),
+    "other features": ({"features": "board"}, f"{DIFFER}features 'board' in config.json, 'tactics' in policy.npz"),
+    "more channels": ({"ring_channels": 96}, f"{DIFFER}channels 96 in config.json, 64 in policy.npz"),
+    "an MLP for a ring network": (
+        {"network": "mlp", "net_arch": [4096, 4096]},  # room for the ring network's arrays: no size check refuses it
+        f"{DIFFER}network 'mlp' in config.json, 'ring' in policy.npz",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", PPO_BAD_ARGS)
+def test_a_ppo_config_declaring_another_policy_than_it_holds_is_refused_naming_it(tmp_path, kind):
+    """The agent plays policy.npz: a config.json whose game, features or network shape are of no policy, or not of the
+    one policy.npz holds, played all the same. Now refused, naming the file, the option and what it allows."""
+    change, message = PPO_BAD_ARGS[kind]
+    config = shipped_ppo_config()
+    config["args"] |= change
+    path = replace_member(pretrained_path(), tmp_path / "bad.zip", "config.json", json.dumps(config).encode())
+    with pytest.raises(CheckpointError) as error:
+        PPOAgent.load(path)
+    assert str(error.value).startswith(f"{path}: {message}")
+    done = awale("play", "--opponent", f"ppo:path={path}")
+    assert done.exit_code == 2 and done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+
+
+def test_an_mlp_config_of_another_shape_than_its_policy_is_refused(tmp_path):
+    path, _ = mlp_policy(tmp_path)
+    with zipfile.ZipFile(path) as archive:
+        config, npz_data = json.loads(archive.read("config.json")), archive.read("policy.npz")
+    for change, message in [
+        ({"net_arch": [16]}, "net_arch [16] in config.json, [16, 16] in policy.npz"),
+        ({"activation": "relu"}, "activation 'relu' in config.json, 'tanh' in policy.npz"),
+        ({"net_arch": "16"}, "config.json's args.net_arch is '16', not a list of 1 to 16 widths of 1 to 4096"),
+        ({"activation": None}, "config.json's args.activation is None, not one of tanh, relu"),
+    ]:
+        bad = tmp_path / "bad.zip"
+        with zipfile.ZipFile(bad, "w") as archive:
+            archive.writestr("config.json", json.dumps({**config, "args": config["args"] | change}))
+            archive.writestr("policy.npz", npz_data)
+        with pytest.raises(CheckpointError, match=re.escape(message)):
+            PPOAgent.load(bad)
+
+
+def test_a_shipped_ppo_policy_of_another_game_is_refused_naming_both(tmp_path, monkeypatch):
+    """``ppo:pretrained`` loads the file shipped for the game it meets: one holding another game's policy is refused,
+    naming the file and both games."""
+    agent = PPOAgent(pretrained=True)  # plays the default game's policy
+    shutil.copy(pretrained_path(), tmp_path / "ppo_kalah.zip")
+    monkeypatch.setattr(agents.ppo, "PRETRAINED_DIR", tmp_path)
+    with pytest.raises(CheckpointError) as error:
+        agent.act(get_game("kalah").initial())
+    message = f"{tmp_path / 'ppo_kalah.zip'} is a checkpoint of awale16, not of kalah, the game it is loaded to play"
+    assert str(error.value) == message
 
 
 @pytest.mark.parametrize("path", PRETRAINED_PPO, ids=lambda p: p.name)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Limit, check_seed, game_refusal
-from agents.ppo.checkpoint import open_checkpoint, policy_from_npz, read_config, read_tensor_member
+from agents.ppo.checkpoint import open_checkpoint, read_config, read_policy
 from agents.ppo.policy import Policy
 from awale_env.errors import CheckpointError as CheckpointError  # documented as agents.ppo.CheckpointError
 from awale_env.games import DEFAULT_GAME, GAMES, Game, game_of, get_game
@@ -56,17 +56,16 @@ class PPOAgent:
         if not pretrained and path is None:
             raise ValueError("a PPO agent needs a checkpoint: ppo:path=<file.zip> or ppo:pretrained")
         self.pretrained = bool(pretrained)
-        self._load(pretrained_path() if pretrained else Path(path))
+        self._load(pretrained_path() if pretrained else Path(path), DEFAULT_GAME if pretrained else None)
         self.deterministic = bool(deterministic)
         self._rng = np.random.default_rng(check_seed(seed))
         self.name = "ppo:pretrained" if pretrained else f"ppo:{self.path.name}"
 
-    def _load(self, source: Path) -> None:
-        """Play the policy of the checkpoint ``source`` from now on."""
+    def _load(self, source: Path, game: Game | str | None = None) -> None:
+        """Play the policy of the checkpoint ``source`` (of ``game``, when given) from now on."""
         with open_checkpoint(source) as archive:
-            self.config = read_config(archive)
-            data = read_tensor_member(archive, "policy.npz", str(source), self.config)
-            self.net = policy_from_npz(data, f"{source}: policy.npz")
+            self.config = read_config(archive, game)
+            self.net = read_policy(archive, self.config, str(source))
         self.net.set_up_play()
         self.path: Path | None = source
 
@@ -119,7 +118,7 @@ class PPOAgent:
         if game is not self.net.game and game != self.net.game:  # a policy sent to a worker process: a copy
             if game.name not in self.games:
                 raise ValueError(game_refusal(self, self.name, game.name))
-            self._load(pretrained_path(game))  # the shipped policies: the one for this game
+            self._load(pretrained_path(game), game)  # the shipped policies: the one for this game
         return self.net.act(state, None if self.deterministic else self._rng)
 
 

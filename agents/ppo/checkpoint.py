@@ -20,11 +20,23 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from agents.alphazero.architecture import NETWORK_LIMITS
+from agents.bounds import Bounds
 from agents.checkpoint import load_arrays, load_tensors, open_zip, read_member
-from agents.ppo.policy import RING_KIND, RING_SHAPE, Policy, PolicyNet, input_size
+from agents.ppo.policy import (
+    ACTIVATIONS,
+    FEATURES,
+    MAX_LAYERS,
+    MAX_WIDTH,
+    RING_KIND,
+    RING_SHAPE,
+    Policy,
+    PolicyNet,
+    input_size,
+)
 from agents.ppo.ring_play import RingPlayer, parameter_count, ring_config
 from awale_env.errors import CheckpointError
-from awale_env.games import get_game
+from awale_env.games import GAMES, Game, get_game
 
 CHECKPOINT_FORMAT = "awale_env.ppo_selfplay/2"
 #: The formats the agent plays. Format 1 also held SB3's own model file (``model.zip``, whose ``data`` are pickled
@@ -112,9 +124,10 @@ def open_checkpoint(path: str | Path) -> zipfile.ZipFile:
     return archive
 
 
-def read_config(archive: zipfile.ZipFile) -> dict[str, Any]:
+def read_config(archive: zipfile.ZipFile, game: str | Game | None = None) -> dict[str, Any]:
     """The ``config.json`` of an open checkpoint, with its format checked (one the agent plays) and its ``args`` (the
-    run's options: an object) under this version's names (:func:`network_options`). Every reader of a checkpoint's
+    run's options: an object) under this version's names (:func:`network_options`), the policy they declare checked
+    (:func:`policy_refusal`) and, given ``game``, that it is a checkpoint of that game. Every reader of a checkpoint's
     configuration (the agent, training, ``--init-from``, a run's options) goes through it: CheckpointError naming the
     file otherwise."""
     try:
@@ -132,14 +145,48 @@ def read_config(archive: zipfile.ZipFile) -> dict[str, Any]:
             f"{archive.filename}: config.json lacks or mangles args: it must be an object of the run's options "
             f"(game, features, ...), got {found}"
         )
+    refusal = policy_refusal(config["args"])
+    if refusal is not None:
+        raise CheckpointError(f"{archive.filename}: config.json's {refusal}")
     config["args"] = network_options(config["args"])
-    network = config["args"]["network"]
-    if not isinstance(network, str) or network not in SHAPE_OPTIONS:
+    if game is not None and config["args"]["game"] != get_game(game).name:
         raise CheckpointError(
-            f"{archive.filename}: config.json's args.network is {short_repr(network)}, not one of "
-            f"{', '.join(SHAPE_OPTIONS)}"
+            f"{archive.filename} is a checkpoint of {config['args']['game']}, not of {get_game(game).name}, the game "
+            "it is loaded to play"
         )
     return config
+
+
+def policy_refusal(args: dict[str, Any]) -> str | None:
+    """What is wrong with the policy a checkpoint's ``args`` declare (the options the trainer writes: ``network``,
+    ``game``, ``features`` and the network's shape, :data:`SHAPE_OPTIONS`), naming the option (as the file does) and
+    what it allows; None when they declare one this toolkit builds."""
+    options = network_options(args)
+    network, game, features = options["network"], options.get("game"), options.get("features")
+    if not isinstance(network, str) or network not in SHAPE_OPTIONS:
+        return f"args.network is {short_repr(network)}, not one of {', '.join(SHAPE_OPTIONS)}"
+    if not isinstance(game, str) or game not in GAMES:
+        return f"args.game is {short_repr(game)}, not one of {', '.join(GAMES)}"
+    if not isinstance(features, str) or features not in FEATURES:
+        return f"args.features is {short_repr(features)}, not one of {', '.join(FEATURES)}"
+    try:
+        input_size(game, features)
+    except ValueError as error:
+        return f"args.features: {error}"
+    if network == RING_KIND:
+        names = {new: old for old, new in OLD_RING_NAMES.items() if old in args}
+        for name in RING_SHAPE:
+            refusal = Bounds(1, NETWORK_LIMITS[name]).refusal(options.get(name), integer=True)
+            if refusal is not None:
+                return f"args.{names.get(name, name)} {refusal}, got {short_repr(options.get(name))}"
+        return None
+    net_arch, activation = options.get("net_arch"), options.get("activation")
+    layers = net_arch if isinstance(net_arch, list) and 0 < len(net_arch) <= MAX_LAYERS else [None]
+    if any(Bounds(1, MAX_WIDTH).refusal(width, integer=True) for width in layers):
+        return f"args.net_arch is {short_repr(net_arch)}, not a list of 1 to {MAX_LAYERS} widths of 1 to {MAX_WIDTH}"
+    if not isinstance(activation, str) or activation not in ACTIVATIONS:
+        return f"args.activation is {short_repr(activation)}, not one of {', '.join(ACTIVATIONS)}"
+    return None
 
 
 def short_repr(value: Any, most: int = 80) -> str:
@@ -177,6 +224,31 @@ def member_caps(config: dict[str, Any]) -> dict[str, tuple[int, str]]:
         "policy.pth": (2 * weights + TORCH_SLACK, f"the SB3 tensors of {holder}"),
         "policy.optimizer.pth": (4 * weights + TORCH_SLACK, f"the optimizer's tensors of {holder}"),
     }
+
+
+def read_policy(archive: zipfile.ZipFile, config: dict[str, Any], source: str) -> Policy:
+    """The policy of an open checkpoint's ``policy.npz`` (:func:`policy_from_npz`), refused when it is not the one its
+    ``config`` (read by :func:`read_config`) declares: another game, features or network shape."""
+    policy = policy_from_npz(read_tensor_member(archive, "policy.npz", source, config), f"{source}: policy.npz")
+    args = config["args"]
+    declared = {"game": args["game"], "features": args["features"], **network_shape(args)}
+    if isinstance(policy, RingPlayer):
+        stored = {"network": RING_KIND, **{name: getattr(policy.config, name) for name in RING_SHAPE}}
+    else:
+        stored = {
+            "network": "mlp",
+            "net_arch": [w.shape[1] for w in policy.weights[:-1]],
+            "activation": policy.activation,
+        }
+    stored |= {"game": policy.game.name, "features": policy.features}
+    differ = [
+        f"{name} {short_repr(value)} in config.json, {short_repr(stored[name])} in policy.npz"
+        for name, value in declared.items()
+        if name in stored and value != stored[name]
+    ]
+    if differ:
+        raise CheckpointError(f"{source}: config.json and policy.npz declare different policies: {'; '.join(differ)}")
+    return policy
 
 
 def read_tensor_member(archive: zipfile.ZipFile, name: str, source: str, config: dict[str, Any]) -> bytes:

@@ -28,6 +28,9 @@ ACTIVATIONS = {
     "tanh": np.tanh,
     "relu": lambda x: np.maximum(x, 0.0),
 }
+#: The most hidden layers an MLP policy has, and units in each (``--net-arch``).
+MAX_LAYERS = 16
+MAX_WIDTH = 4096
 #: The logit given to illegal actions, as sb3-contrib's MaskableCategorical does.
 MASKED_LOGIT = -1e8
 #: What the network may see: the env's observation alone, or followed by the tactical features of :func:`tactics`.

@@ -13,7 +13,7 @@ import agents
 from agents.base import MAX_DEPTH, game_refusal
 from agents.ppo import pretrained_path
 from agents.ppo.checkpoint import SHAPE_OPTIONS, open_checkpoint, read_config
-from agents.ppo.policy import ACTIVATIONS, FEATURES, RING_KIND, default_features, input_size
+from agents.ppo.policy import ACTIVATIONS, FEATURES, MAX_LAYERS, MAX_WIDTH, RING_KIND, default_features, input_size
 from awale_env.errors import CheckpointError
 from awale_env.games import get_game
 from training import runs
@@ -39,8 +39,6 @@ NETWORKS = tuple(SHAPE_OPTIONS)
 MAX_ROLLOUT = 1 << 20
 #: Where the n_envs games are stepped (rl-baselines3-zoo's ``--vec-env``): SB3's DummyVecEnv or SubprocVecEnv.
 VEC_ENVS = ("dummy", "subproc")
-MAX_LAYERS = 16
-MAX_WIDTH = 4096
 
 
 @dataclass
