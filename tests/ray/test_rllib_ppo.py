@@ -7,6 +7,7 @@ import csv
 import dataclasses
 import json
 import shlex
+import shutil
 
 import pytest
 
@@ -15,7 +16,8 @@ pytest.importorskip("ray.rllib")
 import agents
 from awale_env.games import DEFAULT_GAME, get_game
 from competition.arena import play_game
-from training.rllib.trainer import CHECKPOINT, RLlibPPOConfig, main, train
+from training.rllib.files import TRAINER_FILE
+from training.rllib.trainer import CHECKPOINT, CHECKPOINT_DIR, RLlibPPOConfig, main, train
 
 TINY = dict(
     iterations=1,
@@ -69,6 +71,31 @@ def test_one_iteration_saves_resumes_and_plays_legal_games(local_ray, tmp_path, 
     assert json.loads((tmp_path / "run, with a comma" / CHECKPOINT).read_text())["iteration"] == 2
     with open(tmp_path / "run, with a comma" / "metrics.csv") as file:
         assert [int(row["iteration"]) for row in csv.DictReader(file)] == [1, 2]
+
+
+def test_a_failed_resume_shuts_down_the_ray_it_started_and_only_that(tmp_path):
+    """A resume whose Algorithm state is gone fails in RLlib's restore, after Ray is up: the Ray the trainer started
+    is shut down (it was left running); one the caller started stays up, as Ray's conventions expect."""
+    import ray
+
+    config = RLlibPPOConfig(run_dir=str(tmp_path / "run"), **TINY)
+    train(config)
+    checkpoint = tmp_path / "run" / CHECKPOINT_DIR
+    for path in checkpoint.iterdir():
+        if path.name != TRAINER_FILE:
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
+    resume = dataclasses.replace(config, resume=True, iterations=2)
+    assert not ray.is_initialized()
+    try:
+        with pytest.raises(FileNotFoundError):
+            train(resume)
+        assert not ray.is_initialized()
+        ray.init(address="local", num_cpus=2, include_dashboard=False)
+        with pytest.raises(FileNotFoundError):
+            train(resume)
+        assert ray.is_initialized()
+    finally:
+        ray.shutdown()
 
 
 def test_a_lost_env_runner_is_said_and_counted(local_ray):

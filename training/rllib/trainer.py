@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+from contextlib import ExitStack, closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -310,19 +311,23 @@ def train(config: RLlibPPOConfig) -> Path:
 
     config, run_dir = runs.check_start(TRAINER, config)
     elapsed = saved_elapsed(run_dir) if config.resume else 0.0
-    started_ray = connect(config.address, config.runtime_env)
-    algorithm = ppo_config(config).build_algo()
-    if config.resume:
-        algorithm.restore_from_path(str((run_dir / CHECKPOINT_DIR).resolve()))
-    runs.prepare(TRAINER, config)  # what the run goes on from is read: its first writes
-    done = algorithm.iteration
-    log = run_logs.CsvLog(run_dir / "metrics.csv", "iteration")
-    log.keep_until(done)  # forget what a stopped run logged after its checkpoint
-    writer = run_logs.tensorboard_writer(run_dir, done)
-    clock = Clock(elapsed)
-    progress = Progress(TRAINER_NAME, config.iterations, done, "iteration", clock, config.progress)
-    healthy = config.env_runners
-    try:
+    with ExitStack() as cleanup:  # whatever fails, what was started is ended, the last first
+        if connect(config.address, config.runtime_env):  # a Ray this call started (not the caller's): shut down
+            cleanup.callback(ray.shutdown)
+        algorithm = ppo_config(config).build_algo()
+        cleanup.callback(algorithm.stop)
+        if config.resume:
+            algorithm.restore_from_path(str((run_dir / CHECKPOINT_DIR).resolve()))
+        runs.prepare(TRAINER, config)  # what the run goes on from is read: its first writes
+        done = algorithm.iteration
+        log = run_logs.CsvLog(run_dir / "metrics.csv", "iteration")
+        log.keep_until(done)  # forget what a stopped run logged after its checkpoint
+        writer = cleanup.enter_context(closing(run_logs.tensorboard_writer(run_dir, done)))
+        clock = Clock(elapsed)
+        progress = cleanup.enter_context(
+            closing(Progress(TRAINER_NAME, config.iterations, done, "iteration", clock, config.progress))
+        )
+        healthy = config.env_runners
         while algorithm.iteration < config.iterations:
             result = algorithm.train()
             last = algorithm.iteration >= config.iterations
@@ -343,12 +348,6 @@ def train(config: RLlibPPOConfig) -> Path:
             progress.status(f"{row['env_steps_per_s']:,.0f} steps/s" + (f", {scores}" if scores else ""))
             if last or algorithm.iteration % config.checkpoint_every == 0:
                 save_checkpoint(algorithm, run_dir, clock.elapsed(), config.keep_checkpoints)
-    finally:
-        progress.close()
-        writer.close()
-        algorithm.stop()
-        if started_ray:
-            ray.shutdown()
     return run_dir / CHECKPOINT_DIR
 
 
