@@ -125,7 +125,8 @@ class StoredGame:
 @dataclass(frozen=True)
 class Event:
     """A competition in the store: id, kind (tournament, arena, referee), name, game, settings, when it was made and
-    the toolkit version that made it (None: a toolkit before the store recorded it)."""
+    the toolkit version that made it (None: a toolkit before the store recorded it). ``unreadable``: None, or (from
+    ``Store.events(keep_unreadable=True)`` only) why its settings cannot be read (they are then empty)."""
 
     id: int
     kind: str
@@ -134,6 +135,7 @@ class Event:
     settings: dict[str, Any]
     created: str
     toolkit: str | None = None
+    unreadable: str | None = None
 
 
 def _now() -> str:
@@ -360,10 +362,22 @@ class Store:
 
     # --- reading -----------------------------------------------------------------------------------------------------
 
-    def events(self) -> list[Event]:
-        """Every event, oldest first."""
+    def _event(self, row: sqlite3.Row, keep_unreadable: bool = False) -> Event:
+        """The event of an ``events`` row; StoreError for settings that are no JSON object (``keep_unreadable``: the
+        event with its ``unreadable`` reason and no settings instead)."""
+        try:
+            return _record(Event, row, settings=self._settings(row))
+        except StoreError as error:
+            if not keep_unreadable:
+                raise
+            return _record(Event, row, settings={}, unreadable=str(error))
+
+    def events(self, keep_unreadable: bool = False) -> list[Event]:
+        """Every event, oldest first. StoreError naming the row for an event whose settings are no JSON object;
+        ``keep_unreadable``: such an event is in the list with its ``unreadable`` reason, so that one bad row hides
+        no other event."""
         rows = self.connection.execute("SELECT * FROM events ORDER BY id")
-        return [_record(Event, row, settings=self._settings(row)) for row in rows]
+        return [self._event(row, keep_unreadable) for row in rows]
 
     def latest_event(self, kind: str | None = None) -> Event:
         """The last event (of ``kind``); StoreError if there is none (or if its row cannot be read; the others are
@@ -372,7 +386,7 @@ class Store:
         row = self.connection.execute(f"SELECT * FROM events{where} ORDER BY id DESC LIMIT 1", values).fetchone()
         if row is None:
             raise StoreError(f"{self.path} holds no {kind or 'event'} yet")
-        return _record(Event, row, settings=self._settings(row))
+        return self._event(row)
 
     def players(self, event: int) -> list[PlayerEntry]:
         """The players of ``event`` in the order they were entered."""

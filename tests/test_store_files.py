@@ -216,6 +216,8 @@ def test_damaged_settings_are_a_store_error_naming_the_file_the_row_and_what_the
             store.events()
         with pytest.raises(StoreError, match=expected):
             store.latest_event()
+        (kept,) = store.events(keep_unreadable=True)
+        assert (kept.id, kept.name, kept.settings) == (1, "tournament", {}) and re.match(expected, kept.unreadable)
         assert [row.games for row in store.standings(1)] == [2, 2]  # the games themselves are intact
     with open_store(path, write=True) as store:
         with pytest.raises(StoreError, match=expected):

@@ -191,6 +191,29 @@ def test_an_event_added_while_serving_appears_under_a_name_of_its_own(tmp_path):
         assert [row["key"] for row in client.get("/api/sources/db/games").json()] == referee_games
 
 
+def test_an_event_added_while_serving_with_damaged_settings_is_listed_as_unreadable_naming_its_row(tmp_path):
+    """Its settings are read as at start (there, a StoreError): listed with the reason, its games and standings 503
+    naming the row, an event added after it listed as ever, and served once its row is repaired; the file is left as
+    it was."""
+    path = tmp_path / "class.db"
+    write_fault_match(path)
+    with TestClient(create_app(db=path)) as client:
+        write_games(path, 1)
+        write_games(path, 2)
+        before = damage(path, "UPDATE events SET settings = 'not json' WHERE id = 2")
+        sources = sources_of(client)
+        assert list(sources) == ["page", "db", "db-2", "db-3"] and sources["db-3"]["games"] == 2
+        says = f"{path}: events row 2 (the referee 'match #2'), column settings: 'not json' is not JSON"
+        assert sources["db-2"]["games"] is None and says in sources["db-2"]["error"]
+        for url in ("games", "games/1", "standings"):
+            response = client.get(f"/api/sources/db-2/{url}")
+            assert response.status_code == 503 and says in response.json()["error"], (url, response.text)
+        assert path.read_bytes() == before
+        damage(path, f"UPDATE events SET settings = '{json.dumps({'max_plies': MAX_PLIES})}' WHERE id = 2")
+        assert sources_of(client)["db-2"]["games"] == 1
+        assert len(client.get("/api/sources/db-2/games/1").json()["moves"]) == 4
+
+
 def test_a_store_gone_while_serving_breaks_only_its_own_sources(tmp_path):
     path = tmp_path / "class.db"
     write_fault_match(path)
