@@ -286,9 +286,10 @@ class Store:
 
     def event(self, kind: str, name: str, game: str, settings: dict[str, Any], players: list[PlayerEntry],
               resume: bool = True) -> int:  # fmt: skip
-        """The id of the event ``kind``/``name`` with these settings and players, made if new. An existing event of
-        that name with other settings or players: StoreError naming the difference (``resume=False`` makes a new
-        event instead, named ``name`` with a number added)."""
+        """The id of the event ``kind``/``name`` with these settings and players, made if new (an existing one's
+        ``standings`` rows rewritten from its games). An existing event of that name with other settings or players:
+        StoreError naming the difference (``resume=False`` makes a new event instead, named ``name`` with a number
+        added)."""
         settings_json = json.dumps(settings, sort_keys=True)
         rows = self.connection.execute(
             "SELECT id, kind, name, settings FROM events WHERE kind = ? AND name = ? ORDER BY id", (kind, name)
@@ -310,6 +311,8 @@ class Store:
                         f"{self.path}: player {player.name!r} {what} since the {kind} {name!r} started (its games "
                         "would not be comparable): give another --db file to start again"
                     )
+            with self._transaction() as db:  # each game adds to the rows: they start from the games, not a hand edit
+                _write_standings(db, event, self.path)
             return event
         if rows:
             name = f"{name} #{len(rows) + 1}"

@@ -107,6 +107,26 @@ def test_the_standings_table_is_the_tally_after_every_game_of_an_event_resumed_t
         assert sql_standings(store.connection, event) == sql_standings(plain, event) == tallied(names, outcomes)
 
 
+def test_a_hand_edited_standings_table_changes_nothing_shown_and_a_resume_rewrites_it_from_the_games(tmp_path):
+    """The toolkit never reads the table back (its standings count the games); a resume rewrites the event's rows
+    before adding to them, so that a changed or deleted row does not carry on into the file's standings."""
+    path, names = tmp_path / "edited.db", ["a", "b"]
+    entries = [PlayerEntry(name, "agent", "random") for name in names]
+    games = [(("a", "b"), 0, None), (("b", "a"), 0, None)]
+    with open_store(path, write=True) as store:
+        event = store.event("tournament", "t", "oware", {"games": 2}, entries)
+        store.add_game(event, 0, *games[0][:2], (30, 10), 20, "x", [], [])
+        shown = store.standings(event)
+    damage_sql(path, "UPDATE standings SET points = 77 WHERE player = 'a'", "DELETE FROM standings WHERE player = 'b'")
+    with open_store(path, write=True) as store:
+        assert store.standings(event) == shown
+        assert store.event("tournament", "t", "oware", {"games": 2}, entries) == event
+        assert sql_standings(store.connection, event) == tallied(names, [Outcome(*games[0])])
+        store.add_game(event, 1, *games[1][:2], (30, 10), 20, "x", [], [])
+    with sqlite3.connect(path) as plain:
+        assert sql_standings(plain, event) == tallied(names, [Outcome(*game) for game in games])
+
+
 def test_a_version_2_file_gets_the_standings_table_in_place_of_its_view(tmp_path):
     """Version 3 replaces the SQL view (a second tally, whatever it counted) with the table: a reader gets it in its
     copy in memory (the file left as it was), a writer in the file, both filled from the games of every event."""
