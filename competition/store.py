@@ -28,7 +28,8 @@ Reading (the API of the web page and of ``awale tournament standings``): :meth:`
 :meth:`Store.games`, :meth:`Store.game` (one game's moves with their times, and its fault), :meth:`Store.standings`
 (:class:`competition.ratings.Standing` rows with Bradley-Terry Elo and 95 % intervals). A JSON column that does not
 hold what it should (an event's settings, a game's opening: a damaged or hand-edited file) is a StoreError naming the
-file, the table, the row and the column, what it holds and what it should hold (:data:`JSON_COLUMNS`).
+file, the table, the row and the column, what it holds and what it should hold (:data:`JSON_COLUMNS`); so is a game
+whose ``player0`` or ``player1`` names no player of its event, or whose fault names neither of its players.
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ class StoredGame:
     notation), the seed of the starting position (None: the game's fixed start) and when it ended (UTC, ISO 8601);
     :meth:`Store.game` adds the moves and the fault. ``unreadable``: None, or (from ``Store.games(...,
     keep_unreadable=True)`` only) why its row cannot be read whole (its stored opening is no JSON list of moves: the
-    opening is then empty)."""
+    opening is then empty; a seat names no player of its event: that player is then named ``?``)."""
 
     id: int
     event: int
@@ -124,7 +125,8 @@ class StoredGame:
 @dataclass(frozen=True)
 class Event:
     """A competition in the store: id, kind (tournament, arena, referee), name, game, settings, when it was made and
-    the toolkit version that made it (None: a toolkit before the store recorded it)."""
+    the toolkit version that made it (None: a toolkit before the store recorded it). ``unreadable``: None, or (from
+    ``Store.events(keep_unreadable=True)`` only) why its settings cannot be read (they are then empty)."""
 
     id: int
     kind: str
@@ -133,6 +135,7 @@ class Event:
     settings: dict[str, Any]
     created: str
     toolkit: str | None = None
+    unreadable: str | None = None
 
 
 def _now() -> str:
@@ -177,6 +180,55 @@ def _quoted(value: Any) -> str:
     """``value``'s repr, cut to :data:`QUOTED_CHARS` (its length said): a row can hold megabytes."""
     text = repr(value)
     return text if len(text) <= QUOTED_CHARS else f"{text[:QUOTED_CHARS]}... ({len(str(value))} characters)"
+
+
+def _damaged(path: Path, row: str, column: str, text: Any, problem: str, holds: str) -> StoreError:
+    """The StoreError of a damaged ``row`` (e.g. ``games row 3 (game 3 of event 1)``) of the store at ``path``: its
+    ``column`` holds ``text``, which ``problem`` says what is wrong with, and should hold ``holds``."""
+    return StoreError(
+        f"{path}: {row}, column {column}: {_quoted(text)} {problem}; it should hold {holds} (a damaged or hand-edited "
+        "file: restore it from a copy, or give another file)"
+    )
+
+
+def _game_where(row: sqlite3.Row) -> str:
+    """The game of a ``games`` row as an error names it: ``game 3 of event 1``."""
+    return f"game {row['task'] + 1} of event {row['event']}" if isinstance(row["task"], int) else "a game"
+
+
+def _players(path: Path, row: sqlite3.Row) -> tuple[str, str]:
+    """The names of the players of a ``games`` row of :data:`_GAMES` (``name0``, ``name1``: None where ``player0``
+    or ``player1`` names no player of the game's event); StoreError naming the row and the column if one does not."""
+    for seat in (0, 1):
+        if row[f"name{seat}"] is None:
+            raise _damaged(path, f"games row {row['id']} ({_game_where(row)})", f"player{seat}",
+                           row[f"player{seat}"], f"names no player of event {row['event']}",
+                           f"the id of one of event {row['event']}'s players rows")  # fmt: skip
+    return row["name0"], row["name1"]
+
+
+def _fault_player(path: Path, row: sqlite3.Row, players: tuple[str, str]) -> str:
+    """The name of the player at fault in a game of ``players``: ``faulty``, the name of the player its ``faults``
+    row's ``player`` (``fault_player``) names (:data:`_FAULTY`); StoreError naming the row and the column if that is
+    neither of them."""
+    if row["faulty"] not in players:
+        raise _damaged(path, f"faults row of games row {row['id']} ({_game_where(row)})", "player",
+                       row["fault_player"], "names neither of the game's players",
+                       f"the id of {players[0]!r} or {players[1]!r} (players rows {row['player0']} and "
+                       f"{row['player1']})")  # fmt: skip
+    return row["faulty"]
+
+
+#: The games ``g`` with their players ``a`` (seat 0) and ``b`` (seat 1): NULL for a seat that names no player of
+#: the game's event.
+_SEATS = (
+    "FROM games g LEFT JOIN players a ON a.id = g.player0 AND a.event = g.event LEFT JOIN players b ON b.id = "
+    "g.player1 AND b.event = g.event"
+)
+#: A game's row and the names of its players (:func:`_players` checks them).
+_GAMES = f"SELECT g.*, a.name AS name0, b.name AS name1 {_SEATS}"
+#: The name of the player at fault in a game ``g`` with its faults row ``f`` (NULL: none of its event).
+_FAULTY = "LEFT JOIN players p ON p.id = f.player AND p.event = g.event"
 
 
 def _record(cls: type, row: sqlite3.Row, **values: Any) -> Any:
@@ -224,10 +276,7 @@ class Store:
             if fits(value):
                 return value
             problem = f"is {_json_kind(value)}"
-        raise StoreError(
-            f"{self.path}: {table} row {row} ({where}), column {column}: {_quoted(text)} {problem}; it should hold "
-            f"{holds} (a damaged or hand-edited file: restore it from a copy, or give another file)"
-        )
+        raise _damaged(self.path, f"{table} row {row} ({where})", column, text, problem, holds)
 
     def _settings(self, row: sqlite3.Row) -> dict[str, Any]:
         """The settings of an ``events`` row (StoreError if they are not a JSON object)."""
@@ -237,9 +286,10 @@ class Store:
 
     def event(self, kind: str, name: str, game: str, settings: dict[str, Any], players: list[PlayerEntry],
               resume: bool = True) -> int:  # fmt: skip
-        """The id of the event ``kind``/``name`` with these settings and players, made if new. An existing event of
-        that name with other settings or players: StoreError naming the difference (``resume=False`` makes a new
-        event instead, named ``name`` with a number added)."""
+        """The id of the event ``kind``/``name`` with these settings and players, made if new (an existing one's
+        ``standings`` rows rewritten from its games). An existing event of that name with other settings or players:
+        StoreError naming the difference (``resume=False`` makes a new event instead, named ``name`` with a number
+        added)."""
         settings_json = json.dumps(settings, sort_keys=True)
         rows = self.connection.execute(
             "SELECT id, kind, name, settings FROM events WHERE kind = ? AND name = ? ORDER BY id", (kind, name)
@@ -261,6 +311,8 @@ class Store:
                         f"{self.path}: player {player.name!r} {what} since the {kind} {name!r} started (its games "
                         "would not be comparable): give another --db file to start again"
                     )
+            with self._transaction() as db:  # each game adds to the rows: they start from the games, not a hand edit
+                _write_standings(db, event, self.path)
             return event
         if rows:
             name = f"{name} #{len(rows) + 1}"
@@ -269,7 +321,7 @@ class Store:
                                            "created": _now(), "toolkit": __version__}).lastrowid  # fmt: skip
             for player in players:
                 _insert(db, "players", {"event": event, **asdict(player)})
-            _write_standings(db, event)
+            _write_standings(db, event, self.path)
         return event
 
     def played_tasks(self, event: int) -> set[int]:
@@ -313,10 +365,22 @@ class Store:
 
     # --- reading -----------------------------------------------------------------------------------------------------
 
-    def events(self) -> list[Event]:
-        """Every event, oldest first."""
+    def _event(self, row: sqlite3.Row, keep_unreadable: bool = False) -> Event:
+        """The event of an ``events`` row; StoreError for settings that are no JSON object (``keep_unreadable``: the
+        event with its ``unreadable`` reason and no settings instead)."""
+        try:
+            return _record(Event, row, settings=self._settings(row))
+        except StoreError as error:
+            if not keep_unreadable:
+                raise
+            return _record(Event, row, settings={}, unreadable=str(error))
+
+    def events(self, keep_unreadable: bool = False) -> list[Event]:
+        """Every event, oldest first. StoreError naming the row for an event whose settings are no JSON object;
+        ``keep_unreadable``: such an event is in the list with its ``unreadable`` reason, so that one bad row hides
+        no other event."""
         rows = self.connection.execute("SELECT * FROM events ORDER BY id")
-        return [_record(Event, row, settings=self._settings(row)) for row in rows]
+        return [self._event(row, keep_unreadable) for row in rows]
 
     def latest_event(self, kind: str | None = None) -> Event:
         """The last event (of ``kind``); StoreError if there is none (or if its row cannot be read; the others are
@@ -325,57 +389,57 @@ class Store:
         row = self.connection.execute(f"SELECT * FROM events{where} ORDER BY id DESC LIMIT 1", values).fetchone()
         if row is None:
             raise StoreError(f"{self.path} holds no {kind or 'event'} yet")
-        return _record(Event, row, settings=self._settings(row))
+        return self._event(row)
 
     def players(self, event: int) -> list[PlayerEntry]:
         """The players of ``event`` in the order they were entered."""
         rows = self.connection.execute("SELECT * FROM players WHERE event = ? ORDER BY id", (event,))
         return [_record(PlayerEntry, row) for row in rows]
 
-    _GAMES = (
-        "SELECT g.*, a.name AS name0, b.name AS name1 FROM games g JOIN players a ON a.id = g.player0"
-        " JOIN players b ON b.id = g.player1"
-    )
-
     def _game_row(self, row: sqlite3.Row, keep_unreadable: bool = False) -> StoredGame:
-        """The game of a ``games`` row; StoreError for an opening that is no JSON list of moves (``keep_unreadable``:
-        the game with its ``unreadable`` reason instead)."""
-        unreadable = None
+        """The game of a ``games`` row; StoreError for an opening that is no JSON list of moves or a seat that names
+        no player of its event (``keep_unreadable``: the game with its ``unreadable`` reason instead)."""
+        opening, unreadable = [], None
         try:
-            where = f"game {row['task'] + 1} of event {row['event']}" if isinstance(row["task"], int) else "a game"
-            opening = self._json("games", row["id"], where, "opening", row["opening"])
+            opening = self._json("games", row["id"], _game_where(row), "opening", row["opening"])
+            _players(self.path, row)
         except StoreError as error:
             if not keep_unreadable:
                 raise
-            opening, unreadable = [], str(error)
-        return _record(StoredGame, row, players=(row["name0"], row["name1"]), scores=(row["score0"], row["score1"]),
-                       opening=opening, unreadable=unreadable)  # fmt: skip
+            unreadable = str(error)
+        return _record(StoredGame, row, players=(row["name0"] or "?", row["name1"] or "?"), opening=opening,
+                       scores=(row["score0"], row["score1"]), unreadable=unreadable)  # fmt: skip
 
     def games(self, event: int | None = None, keep_unreadable: bool = False) -> list[StoredGame]:
         """The games (of ``event``, else all) in task order, without their moves. StoreError naming the row for a
-        game whose row cannot be read (its opening no JSON list of moves); ``keep_unreadable``: such a game is in
-        the list with its ``unreadable`` reason, so that one bad row hides no other game."""
+        game whose row cannot be read (its opening no JSON list of moves, a seat naming no player of its event);
+        ``keep_unreadable``: such a game is in the list with its ``unreadable`` reason, so that one bad row hides no
+        other game."""
         if event is None:
-            rows = self.connection.execute(self._GAMES + " ORDER BY g.event, g.task")
+            rows = self.connection.execute(_GAMES + " ORDER BY g.event, g.task")
         else:
-            rows = self.connection.execute(self._GAMES + " WHERE g.event = ? ORDER BY g.task", (event,))
+            rows = self.connection.execute(_GAMES + " WHERE g.event = ? ORDER BY g.task", (event,))
         return [self._game_row(row, keep_unreadable) for row in rows]
 
     def game(self, game_id: int) -> StoredGame:
         """One game with its moves (and their seconds) and its fault; KeyError if there is no such game, StoreError
         naming the row if it cannot be read."""
-        row = self.connection.execute(self._GAMES + " WHERE g.id = ?", (game_id,)).fetchone()
+        row = self.connection.execute(_GAMES + " WHERE g.id = ?", (game_id,)).fetchone()
         if row is None:
             raise KeyError(f"no game {game_id} in {self.path}")
+        game = self._game_row(row)
         moves = [_record(Move, m) for m in self.connection.execute(
             "SELECT * FROM moves WHERE game = ? ORDER BY ply", (game_id,))]  # fmt: skip
         fault_row = self.connection.execute(
-            "SELECT p.name AS player, f.kind, f.ply, f.answer, f.position, f.detail FROM faults f JOIN players p ON "
-            "p.id = f.player WHERE f.game = ?",
+            "SELECT g.id, g.task, g.event, g.player0, g.player1, f.player AS fault_player, p.name AS faulty, f.kind, "
+            f"f.ply, f.answer, f.position, f.detail FROM faults f JOIN games g ON g.id = f.game {_FAULTY} WHERE "
+            "f.game = ?",
             (game_id,),
         ).fetchone()
-        fault = None if fault_row is None else _record(FaultRecord, fault_row)
-        return replace(self._game_row(row), moves=moves, fault=fault)
+        fault = None
+        if fault_row is not None:
+            fault = _record(FaultRecord, fault_row, player=_fault_player(self.path, fault_row, game.players))
+        return replace(game, moves=moves, fault=fault)
 
     def game_numbered(self, event: int, number: int) -> StoredGame:
         """Game ``number`` (task index + 1) of ``event`` with its moves and fault; KeyError if there is none."""
@@ -388,24 +452,25 @@ class Store:
     def standings(self, event: int, prior_draws: float = 1.0) -> list[Standing]:
         """The standings of ``event``, best points first (then Elo): W-D-L, faults by kind, Elo with 95 %
         intervals (:func:`competition.ratings.tally`)."""
-        return sorted(_tally(self.connection, event, prior_draws).standings, key=lambda r: (-r.points, -r.elo))
+        return sorted(_tally(self.connection, event, self.path, prior_draws).standings,
+                      key=lambda r: (-r.points, -r.elo))  # fmt: skip
 
 
-def _tally(db: sqlite3.Connection, event: int, prior_draws: float = 1.0) -> Table:
-    """:func:`competition.ratings.tally` of the games of ``event`` in ``db``: the one tally of every standings."""
+def _tally(db: sqlite3.Connection, event: int, path: Path, prior_draws: float = 1.0) -> Table:
+    """:func:`competition.ratings.tally` of the games of ``event`` in ``db`` (the store at ``path``): the one tally
+    of every standings. StoreError naming the row for a game that names no player of the event in a seat or at
+    fault: whose result it is cannot be told."""
     players = [row["name"] for row in db.execute("SELECT name FROM players WHERE event = ? ORDER BY id", (event,))]
     rows = db.execute(
-        "SELECT a.name AS name0, b.name AS name1, g.winner, f.kind, p.name AS faulty FROM games g JOIN players a ON "
-        "a.id = g.player0 JOIN players b ON b.id = g.player1 LEFT JOIN faults f ON f.game = g.id LEFT JOIN players p "
-        "ON p.id = f.player WHERE g.event = ? ORDER BY g.task",
+        "SELECT g.*, a.name AS name0, b.name AS name1, f.kind, f.player AS fault_player, p.name AS faulty "
+        f"{_SEATS} LEFT JOIN faults f ON f.game = g.id {_FAULTY} WHERE g.event = ? ORDER BY g.task",
         (event,),
     )
-    outcomes = [
-        _outcome(
-            (row["name0"], row["name1"]), row["winner"], None if row["kind"] is None else (row["faulty"], row["kind"])
-        )
-        for row in rows
-    ]
+    outcomes = []
+    for row in rows:
+        seats = _players(path, row)
+        fault = None if row["kind"] is None else (_fault_player(path, row, seats), row["kind"])
+        outcomes.append(_outcome(seats, row["winner"], fault))
     return tally(players, outcomes, prior_draws)
 
 
@@ -424,11 +489,11 @@ def _standings_row(event: int, standing: Standing) -> dict[str, Any]:
     return {"event": event, "player": standing.player, **dict(zip(_COUNTS, (*counts, sum(standing.faults.values()))))}
 
 
-def _write_standings(db: sqlite3.Connection, event: int) -> None:
+def _write_standings(db: sqlite3.Connection, event: int, path: Path) -> None:
     """Rewrite the ``standings`` rows of ``event`` from :func:`_tally` of all its games (in the caller's
     transaction)."""
     db.execute("DELETE FROM standings WHERE event = ?", (event,))
-    for standing in _tally(db, event).standings:
+    for standing in _tally(db, event, path).standings:
         _insert(db, "standings", _standings_row(event, standing))
 
 
@@ -441,10 +506,10 @@ def _add_to_standings(db: sqlite3.Connection, event: int, outcome: Outcome) -> N
                    _standings_row(event, standing))  # fmt: skip
 
 
-def _write_all_standings(db: sqlite3.Connection) -> None:
+def _write_all_standings(db: sqlite3.Connection, path: Path) -> None:
     """Rewrite the ``standings`` rows of every event from its games: what a schema migration fills after its SQL."""
     for row in db.execute("SELECT id FROM events").fetchall():
-        _write_standings(db, row["id"])
+        _write_standings(db, row["id"], path)
 
 
 def open_store(path: str | Path, write: bool = False) -> Store:
@@ -470,7 +535,10 @@ def open_store(path: str | Path, write: bool = False) -> Store:
                                 "it to end, or give another --db file") from None  # fmt: skip
         uri = path.resolve().as_uri() + ("" if write else "?mode=ro")
         connection = up_to_date(
-            path, sqlite3.connect(uri, uri=True, timeout=30, isolation_level="DEFERRED"), write, _write_all_standings
+            path,
+            sqlite3.connect(uri, uri=True, timeout=30, isolation_level="DEFERRED"),
+            write,
+            lambda db: _write_all_standings(db, path),
         )
     except BaseException as error:
         if lock is not None:

@@ -150,12 +150,13 @@ def _migrations(version: int) -> str:
 
 def _run(connection: sqlite3.Connection, script: str, fill: Callable[[sqlite3.Connection], None]) -> None:
     """``script`` in one transaction, then ``fill`` (the standings of every event written from their games): all of
-    it or nothing. StoreError (the connection closed, the cause chained) if it fails, as on a full disk."""
+    it or nothing. StoreError (the connection closed, the cause chained) if it fails, as on a full disk or a game
+    whose row ``fill`` cannot read."""
     try:
         connection.executescript(f"BEGIN; {script}")
         fill(connection)
         connection.commit()
-    except sqlite3.DatabaseError as error:
+    except (sqlite3.DatabaseError, StoreError) as error:
         connection.rollback()
         connection.close()
         raise StoreError(str(error)) from error

@@ -107,6 +107,26 @@ def test_the_standings_table_is_the_tally_after_every_game_of_an_event_resumed_t
         assert sql_standings(store.connection, event) == sql_standings(plain, event) == tallied(names, outcomes)
 
 
+def test_a_hand_edited_standings_table_changes_nothing_shown_and_a_resume_rewrites_it_from_the_games(tmp_path):
+    """The toolkit never reads the table back (its standings count the games); a resume rewrites the event's rows
+    before adding to them, so that a changed or deleted row does not carry on into the file's standings."""
+    path, names = tmp_path / "edited.db", ["a", "b"]
+    entries = [PlayerEntry(name, "agent", "random") for name in names]
+    games = [(("a", "b"), 0, None), (("b", "a"), 0, None)]
+    with open_store(path, write=True) as store:
+        event = store.event("tournament", "t", "oware", {"games": 2}, entries)
+        store.add_game(event, 0, *games[0][:2], (30, 10), 20, "x", [], [])
+        shown = store.standings(event)
+    damage_sql(path, "UPDATE standings SET points = 77 WHERE player = 'a'", "DELETE FROM standings WHERE player = 'b'")
+    with open_store(path, write=True) as store:
+        assert store.standings(event) == shown
+        assert store.event("tournament", "t", "oware", {"games": 2}, entries) == event
+        assert sql_standings(store.connection, event) == tallied(names, [Outcome(*games[0])])
+        store.add_game(event, 1, *games[1][:2], (30, 10), 20, "x", [], [])
+    with sqlite3.connect(path) as plain:
+        assert sql_standings(plain, event) == tallied(names, [Outcome(*game) for game in games])
+
+
 def test_a_version_2_file_gets_the_standings_table_in_place_of_its_view(tmp_path):
     """Version 3 replaces the SQL view (a second tally, whatever it counted) with the table: a reader gets it in its
     copy in memory (the file left as it was), a writer in the file, both filled from the games of every event."""
@@ -216,6 +236,8 @@ def test_damaged_settings_are_a_store_error_naming_the_file_the_row_and_what_the
             store.events()
         with pytest.raises(StoreError, match=expected):
             store.latest_event()
+        (kept,) = store.events(keep_unreadable=True)
+        assert (kept.id, kept.name, kept.settings) == (1, "tournament", {}) and re.match(expected, kept.unreadable)
         assert [row.games for row in store.standings(1)] == [2, 2]  # the games themselves are intact
     with open_store(path, write=True) as store:
         with pytest.raises(StoreError, match=expected):
@@ -276,3 +298,78 @@ def test_the_commands_refuse_damaged_settings_in_one_line_naming_the_row_and_lea
         assert "it should hold a JSON object: the event's settings" in lines[0]
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["players.toml", "settings.db"]
+
+
+MISSING_PLAYER = (
+    "games row 1 (game 1 of event 1), column player1: {id} names no player of event 1; it should hold the id "
+)
+MISSING_PLAYER += "of one of event 1's players rows"
+
+
+@pytest.mark.parametrize("elsewhere", [False, True], ids=["no-player", "another-event's"])
+def test_a_game_naming_no_player_of_its_event_is_a_store_error_unless_the_list_keeps_it_marked(tmp_path, elsewhere):
+    """A seat naming a players row that is gone, or one of another event, hides no game: reading it, its event's
+    standings (whose result it is cannot be told) and ``awale tournament standings`` name the row; the list keeps
+    it marked; the file is left as it was."""
+    path = tmp_path / "players.db"
+    damaged_store(path, "games", "player1", "99")
+    if elsewhere:
+        with open_store(path, write=True) as store:
+            other = store.event("arena", "other", "oware", {}, [PlayerEntry("z", "agent", "random")])
+            (row,) = store.connection.execute("SELECT id FROM players WHERE event = ?", (other,)).fetchall()
+        damage_sql(path, f"UPDATE games SET player1 = {row['id']} WHERE id = 1")
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    expected = re.escape(f"{path}: " + MISSING_PLAYER.format(id=3 if elsewhere else 99))
+    with open_store(path) as store:
+        for read in (store.games, lambda: store.game(1), lambda: store.game_numbered(1, 1), lambda: store.standings(1)):
+            with pytest.raises(StoreError, match=expected):
+                read()
+        assert store.game(2).players == ("b", "a")
+        bad, good = store.games(1, keep_unreadable=True)
+        assert (bad.number, bad.players, bad.scores, bad.opening) == (1, ("a", "?"), (30, 10), ["3R"])
+        assert bad.unreadable is not None and "column player1" in bad.unreadable and good.unreadable is None
+    if not elsewhere:  # the tournament is the last event, which the command reads
+        result = CliRunner().invoke(cli_app, ["tournament", "standings", "--db", str(path)])
+        assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+        assert result.stderr.count("\n") == 1 and "column player1" in result.stderr and str(path) in result.stderr
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+
+
+def damage_sql(path: Path, *statements: str) -> None:
+    """Run ``statements`` on the file, as a hand edit does."""
+    with sqlite3.connect(path) as connection:
+        for statement in statements:
+            connection.execute(statement)
+    connection.close()
+
+
+def test_a_fault_naming_neither_player_of_its_game_is_a_store_error_naming_the_row(tmp_path):
+    path = tmp_path / "fault.db"
+    with open_store(path, write=True) as store:
+        players = [PlayerEntry(name, "agent", "random") for name in "abc"]
+        event = store.event("referee", "match", "awale16", {}, players)
+        store.add_game(event, 0, ("a", "b"), 1, (10, 30), 7, "illegal", [], [], FaultRecord("a", "illegal", 7, "9Z",
+                       None, "no such hole"))  # fmt: skip
+    damage_sql(path, "UPDATE faults SET player = 3")  # "c" plays in the event, not in this game
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    expected = re.escape(f"{path}: faults row of games row 1 (game 1 of event 1), column player: 3 names neither of "
+                         "the game's players; it should hold the id of 'a' or 'b' (players rows 1 and 2)")  # fmt: skip
+    with open_store(path) as store:
+        assert [game.unreadable for game in store.games()] == [None]
+        for read in (lambda: store.game(1), lambda: store.standings(event)):
+            with pytest.raises(StoreError, match=expected):
+                read()
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+
+
+@pytest.mark.parametrize("write", [False, True], ids=["read", "write"])
+def test_an_older_file_whose_game_names_no_player_is_refused_naming_the_row_and_left_as_it_was(tmp_path, write):
+    """Its standings cannot be written from its games when it is brought up to date: nothing is, and it says why."""
+    path = tmp_path / "old.db"
+    shutil.copyfile(VERSION_1, path)
+    damage_sql(path, "UPDATE games SET player1 = 99 WHERE id = 1")
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    with pytest.raises(StoreError, match=re.escape(f"from version 1 to {VERSION}: {path}: " +
+                                                   MISSING_PLAYER.format(id=99))):  # fmt: skip
+        open_store(path, write=write)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before and version(path) == "1"

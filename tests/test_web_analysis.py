@@ -22,7 +22,7 @@ from agents.alphabeta import AlphaBetaAgent
 from agents.analysis import THRESHOLDS, analyse, classify
 from awale_apps.cli import app as cli_app
 from awale_apps.web import create_app
-from awale_apps.web.replays import Replay, parse_records
+from awale_apps.web.replays import MAX_PLAYER_NAME_CHARS, RecordsFile, Replay, parse_records
 from awale_env import GameRecord
 from awale_env.games import get_game
 
@@ -207,6 +207,7 @@ def test_uploads_and_positions(client):
 BAD_EXTRAS = [
     ({"players": 5}, "'players' must be a list of the two players' names (player 0's first), got 5"),
     ({"players": ["alice"]}, "'players' must be a list of the two players' names (player 0's first), got ['alice']"),
+    ({"players": ["a", "b" * 81]}, "'players': player 1's name must be at most 80 characters, got 81 ('bbbb"),
     ({"seconds": ["x"]}, "'seconds' of ply 1 must be a number of seconds >= 0 or null, got 'x'"),
     ({"seconds": [0.5, -5]}, "'seconds' of ply 2 must be a number of seconds >= 0 or null, got -5"),
     ({"seconds": 3}, "'seconds' must be a list of at most one time per move (PLIES), got 3"),
@@ -240,6 +241,12 @@ def test_a_json_records_good_players_seconds_and_fault_are_replayed_and_too_many
     too_many = json.dumps(record | {"seconds": [0.1] * (plies + 1)})
     said = f"'seconds' must be a list of at most one time per move ({plies}), got {plies + 1} times"
     assert said in error_of(client.post("/api/replays", json={"record": too_many}), 400)
+    longest = ["a" * MAX_PLAYER_NAME_CHARS, "b"]  # kept whole, as a records file's name in its title
+    replay = client.post("/api/replays", json={"record": json.dumps(record | {"players": longest})}).json()
+    assert replay["players"] == longest
+    named = tmp_path / f"{'r' * 150}.jsonl"
+    named.write_text(json.dumps(record) + "\n")
+    assert RecordsFile(named).load("1").title == f"{named.name} #1"
     bad = tmp_path / "bad.jsonl"  # a records file's line: one line naming the record and the field
     bad.write_text(json.dumps(record) + "\n" + json.dumps(record | {"fault": {"player": 7, "kind": "x"}}) + "\n")
     result = CliRunner().invoke(cli_app, ["serve", "--records", str(bad)])

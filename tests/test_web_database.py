@@ -191,6 +191,29 @@ def test_an_event_added_while_serving_appears_under_a_name_of_its_own(tmp_path):
         assert [row["key"] for row in client.get("/api/sources/db/games").json()] == referee_games
 
 
+def test_an_event_added_while_serving_with_damaged_settings_is_listed_as_unreadable_naming_its_row(tmp_path):
+    """Its settings are read as at start (there, a StoreError): listed with the reason, its games and standings 503
+    naming the row, an event added after it listed as ever, and served once its row is repaired; the file is left as
+    it was."""
+    path = tmp_path / "class.db"
+    write_fault_match(path)
+    with TestClient(create_app(db=path)) as client:
+        write_games(path, 1)
+        write_games(path, 2)
+        before = damage(path, "UPDATE events SET settings = 'not json' WHERE id = 2")
+        sources = sources_of(client)
+        assert list(sources) == ["page", "db", "db-2", "db-3"] and sources["db-3"]["games"] == 2
+        says = f"{path}: events row 2 (the referee 'match #2'), column settings: 'not json' is not JSON"
+        assert sources["db-2"]["games"] is None and says in sources["db-2"]["error"]
+        for url in ("games", "games/1", "standings"):
+            response = client.get(f"/api/sources/db-2/{url}")
+            assert response.status_code == 503 and says in response.json()["error"], (url, response.text)
+        assert path.read_bytes() == before
+        damage(path, f"UPDATE events SET settings = '{json.dumps({'max_plies': MAX_PLIES})}' WHERE id = 2")
+        assert sources_of(client)["db-2"]["games"] == 1
+        assert len(client.get("/api/sources/db-2/games/1").json()["moves"]) == 4
+
+
 def test_a_store_gone_while_serving_breaks_only_its_own_sources(tmp_path):
     path = tmp_path / "class.db"
     write_fault_match(path)
@@ -348,6 +371,32 @@ def test_one_damaged_game_breaks_neither_the_list_nor_the_other_games(tmp_path):
             assert "internal error" not in error
             response = client.post("/api/reviews", json={"source": "db", "key": key, "engine": "alphabeta:depth=1"})
             assert response.status_code == 503 and says in response.json()["error"], (key, response.text)
+    assert path.read_bytes() == before
+
+
+def test_a_game_naming_no_player_is_listed_with_the_reason_and_answers_503_as_the_standings_do(tmp_path):
+    """Game 1's seat 1 names a players row that is gone, game 2's fault names no player of the game, game 3 is whole:
+    all three listed (game 1 greyed naming the row; a fault is read when the game is opened), game 3 replayed, and
+    games 1 and 2 and the standings (whose results cannot be told) answer 503 naming the row; the file unchanged."""
+    path = tmp_path / "players.db"
+    write_games(path, 3)
+    with open_store(path, write=True) as store:
+        store.add_game(
+            1, 3, ("a", "b"), 1, (0, 0), 0, "illegal", [], [], FaultRecord("a", "illegal", 1, "Z", None, "x")
+        )
+    before = damage(path, "UPDATE games SET player1 = 99 WHERE task = 0", "UPDATE faults SET player = 98")
+    missing = f"{path}: games row 1 (game 1 of event 1), column player1: 99 names no player of event 1"
+    fault = f"{path}: faults row of games row 4 (game 4 of event 1), column player: 98 names neither of the game's"
+    with TestClient(create_app(db=path), raise_server_exceptions=False) as client:
+        assert sources_of(client)["db"]["games"] == 4
+        rows = client.get("/api/sources/db/games").json()
+        assert [(row["key"], row["replayable"]) for row in rows] == [("1", False), ("2", True), ("3", True),
+                                                                      ("4", True)]  # fmt: skip
+        assert rows[0]["players"] == ["a", "?"] and missing in rows[0]["error"]
+        assert len(client.get("/api/sources/db/games/3").json()["moves"]) == 4
+        for url, says in [("games/1", missing), ("games/4", fault), ("standings", missing)]:
+            response = client.get(f"/api/sources/db/{url}")
+            assert response.status_code == 503 and says in response.json()["error"], (url, response.text)
     assert path.read_bytes() == before
 
 

@@ -4,7 +4,8 @@ with its standings.
 
 The file is opened read-only for each request: a tournament still running on it shows its games as they end, and
 the event list is re-read when the sources are listed or an unknown one is asked for (:class:`DatabaseEvents`), so an
-event started after the server appears at once, named ``db-ID``; a name once given stays. A game is replayed from
+event started after the server appears at once, named ``db-ID``; a name once given stays (one whose settings cannot be
+read is listed too, and answers 503 naming its row). A game is replayed from
 its starting position (``initial(seed=start_seed)`` with the event's rules), its moves (the opening's first) with the
 seconds each answer took, and its fault; the arena keeps no moves, so its games are listed (``replayable`` false)
 and counted in the standings but not replayed; a game whose rows are damaged (a hand-edited file) is listed with
@@ -50,16 +51,20 @@ class DatabaseEvents:
         self.known = {source.event.id: source for source in database_sources(path, name)}
 
     def sources(self) -> list[DatabaseSource]:
-        """Every event's source, those the file gained since the last look added; the known ones alone when the file
-        cannot be read now (each of them then answers 503 naming why)."""
+        """Every event's source, those the file gained since the last look added (one whose settings cannot be read
+        answers 503 naming its row, until they can); the known ones alone when the file cannot be read now (each of
+        them then answers 503 naming why)."""
         try:
             with open_store(self.path) as store:
-                events = store.events()
+                events = store.events(keep_unreadable=True)
         except (StoreError, sqlite3.Error):
             events = []
         for event in events:
-            if event.id not in self.known:
+            source = self.known.get(event.id)
+            if source is None:
                 self.known[event.id] = DatabaseSource(self.path, event, f"{self.name}-{event.id}")
+            elif source.event.unreadable is not None:
+                source.event = event
         return list(self.known.values())
 
 
@@ -87,6 +92,9 @@ class DatabaseSource:
 
     @contextmanager
     def _store(self) -> Iterator[Store]:
+        """The store, open; ApiError 503 naming why if it cannot be read, or if the event's settings cannot."""
+        if self.event.unreadable is not None:
+            raise ApiError(503, f"the {self.title} cannot be read: {self.event.unreadable}")
         try:
             with open_store(self.path) as store:
                 yield store

@@ -26,6 +26,8 @@ from awale_env.record import GameRecord
 #: The most games one records file may hold, and its largest size (bytes).
 MAX_RECORDS = 10_000
 MAX_RECORDS_FILE_BYTES = 64 * 2**20
+#: The most characters of a player's name in a JSON record's ``players``.
+MAX_PLAYER_NAME_CHARS = 80
 
 
 @dataclass
@@ -115,8 +117,7 @@ def replay_of_record(record: GameRecord, title: str, extra: dict[str, Any] | Non
     extra = record_extras(extra or {}, len(record.moves))
     start = record.replay()[0]
     players = extra.get("players") or list(get_game(record.game).page()["players"])
-    return Replay(start, list(record.moves), [p[:80] for p in players], title[:120], extra.get("seconds", []),
-                  extra.get("fault"))  # fmt: skip
+    return Replay(start, list(record.moves), list(players), title, extra.get("seconds", []), extra.get("fault"))
 
 
 #: The fields of a JSON record's ``fault``: the player at fault (0 or 1) and the fault's kind are required.
@@ -134,8 +135,9 @@ def _fault_field_ok(key: str, value: Any) -> bool:
 
 def record_extras(extra: dict[str, Any], plies: int) -> dict[str, Any]:
     """The extra fields of a JSON record of ``plies`` moves, checked (a null one is left out): ``players``, the two
-    players' names (player 0's first); ``seconds``, at most one per move, each a number >= 0 or null; ``fault``, an
-    object with ``player`` (0 or 1), ``kind`` and optionally ``detail``, ``name``, ``answer`` and ``ply``.
+    players' names (player 0's first), each of at most :data:`MAX_PLAYER_NAME_CHARS` characters; ``seconds``, at
+    most one per move, each a number >= 0 or null; ``fault``, an object with ``player`` (0 or 1), ``kind`` and
+    optionally ``detail``, ``name``, ``answer`` and ``ply``.
     RecordError naming the first bad field, what it holds (an excerpt) and what is allowed."""
     checked: dict[str, Any] = {}
     players, seconds, fault = extra.get("players"), extra.get("seconds"), extra.get("fault")
@@ -143,6 +145,10 @@ def record_extras(extra: dict[str, Any], plies: int) -> dict[str, Any]:
         if not (isinstance(players, list) and len(players) == 2 and all(isinstance(p, str) for p in players)):
             raise RecordError(f"'players' must be a list of the two players' names (player 0's first), got "
                               f"{players!r:.80}")  # fmt: skip
+        for player, name in enumerate(players):
+            if len(name) > MAX_PLAYER_NAME_CHARS:
+                raise RecordError(f"'players': player {player}'s name must be at most {MAX_PLAYER_NAME_CHARS} "
+                                  f"characters, got {len(name)} ({name!r:.40}...)")  # fmt: skip
         checked["players"] = players
     if seconds is not None:
         if not isinstance(seconds, list) or len(seconds) > plies:
