@@ -132,8 +132,9 @@ def up_to_date(
         try:
             _run(connection, _migrations(int(version)), fill)
         except StoreError as error:
+            cause = str(error).removeprefix(f"{path}: ")  # a damaged row's error names the file too
             raise StoreError(f"{path}: cannot bring the results store from version {version} to {VERSION}: "
-                             f"{error}") from None  # fmt: skip
+                             f"{cause}") from None  # fmt: skip
     return connection
 
 

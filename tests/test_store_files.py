@@ -369,7 +369,7 @@ def test_an_older_file_whose_game_names_no_player_is_refused_naming_the_row_and_
     shutil.copyfile(VERSION_1, path)
     damage_sql(path, "UPDATE games SET player1 = 99 WHERE id = 1")
     before = hashlib.sha256(path.read_bytes()).hexdigest()
-    with pytest.raises(StoreError, match=re.escape(f"from version 1 to {VERSION}: {path}: " +
-                                                   MISSING_PLAYER.format(id=99))):  # fmt: skip
+    refusal = f"{path}: cannot bring the results store from version 1 to {VERSION}: {MISSING_PLAYER.format(id=99)}"
+    with pytest.raises(StoreError, match=re.escape(refusal)):
         open_store(path, write=write)
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before and version(path) == "1"

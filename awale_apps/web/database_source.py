@@ -98,7 +98,9 @@ class DatabaseSource:
         try:
             with open_store(self.path) as store:
                 yield store
-        except (StoreError, sqlite3.DatabaseError) as error:  # unreadable, or damaged since the server started
+        except StoreError as error:  # damaged since the server started: the error names the file
+            raise ApiError(503, str(error)) from None
+        except sqlite3.DatabaseError as error:  # unreadable
             raise ApiError(503, f"cannot read the results store {self.path}: {error}") from None
 
     def _start(self, game: StoredGame) -> Any:
