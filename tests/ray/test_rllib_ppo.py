@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
+import re
 import shlex
 import shutil
 
@@ -14,6 +15,7 @@ import pytest
 pytest.importorskip("ray.rllib")
 
 import agents
+from awale_env.errors import CheckpointError
 from awale_env.games import DEFAULT_GAME, get_game
 from competition.arena import play_game
 from training.rllib.files import TRAINER_FILE
@@ -73,9 +75,10 @@ def test_one_iteration_saves_resumes_and_plays_legal_games(local_ray, tmp_path, 
         assert [int(row["iteration"]) for row in csv.DictReader(file)] == [1, 2]
 
 
-def test_a_failed_resume_shuts_down_the_ray_it_started_and_only_that(tmp_path):
-    """A resume whose Algorithm state is gone fails in RLlib's restore, after Ray is up: the Ray the trainer started
-    is shut down (it was left running); one the caller started stays up, as Ray's conventions expect."""
+def test_a_failed_resume_shuts_down_the_ray_it_started_and_only_that(tmp_path, capsys):
+    """A resume whose Algorithm state is gone fails in RLlib's restore, after Ray is up: a CheckpointError naming the
+    checkpoint (one line from the command), the Ray the trainer started shut down (it was left running); one the
+    caller started stays up, as Ray's conventions expect."""
     import ray
 
     config = RLlibPPOConfig(run_dir=str(tmp_path / "run"), **TINY)
@@ -85,17 +88,24 @@ def test_a_failed_resume_shuts_down_the_ray_it_started_and_only_that(tmp_path):
         if path.name != TRAINER_FILE:
             shutil.rmtree(path) if path.is_dir() else path.unlink()
     resume = dataclasses.replace(config, resume=True, iterations=2)
+    refused = re.escape(f"{checkpoint.resolve()}: RLlib cannot restore the run from it (FileNotFoundError: ")
     assert not ray.is_initialized()
     try:
-        with pytest.raises(FileNotFoundError):
+        with pytest.raises(CheckpointError, match=refused):
             train(resume)
         assert not ray.is_initialized()
         ray.init(address="local", num_cpus=2, include_dashboard=False)
-        with pytest.raises(FileNotFoundError):
+        with pytest.raises(CheckpointError, match=refused):
             train(resume)
         assert ray.is_initialized()
     finally:
         ray.shutdown()
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stopped:
+        main(["--run-dir", str(tmp_path / "run"), "--resume", "--iterations", "2"])
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert stopped.value.code == 2 and re.match("error: " + refused, last), last
+    assert not ray.is_initialized()
 
 
 def test_a_lost_env_runner_is_said_and_counted(local_ray):

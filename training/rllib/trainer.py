@@ -41,6 +41,7 @@ from agents.extras import script_needs_extra
 
 with script_needs_extra(__name__):
     from agents.rllib import ACTIVATIONS, POLICY_FILE, SHARED_POLICY, ActionMaskingModule, RLlibAgent, save_policy
+from awale_env.errors import CheckpointError
 from awale_env.games import get_game
 from awale_env.gym_env import check_options
 from competition import arena
@@ -303,6 +304,19 @@ def saved_elapsed(run_dir: Path) -> float:
     return float(elapsed)
 
 
+def restore(algorithm: Any, checkpoint: Path) -> None:
+    """``algorithm``'s state restored from the run's ``checkpoint``; CheckpointError naming it and RLlib's reason if
+    its files are missing or damaged (RLlib raises whatever its reader meets: a missing file, a truncated pickle)."""
+    try:
+        algorithm.restore_from_path(str(checkpoint))
+    except Exception as error:
+        reason = " ".join(f"{type(error).__name__}: {error}".split())
+        raise CheckpointError(
+            f"{checkpoint}: RLlib cannot restore the run from it ({reason[:300]}): resume from an intact copy of the "
+            "run directory, or start a new run"
+        ) from error
+
+
 def train(config: RLlibPPOConfig) -> Path:
     """Train (or with ``config.resume`` continue) a run; return its checkpoint directory."""
     import ray
@@ -317,7 +331,7 @@ def train(config: RLlibPPOConfig) -> Path:
         algorithm = ppo_config(config).build_algo()
         cleanup.callback(algorithm.stop)
         if config.resume:
-            algorithm.restore_from_path(str((run_dir / CHECKPOINT_DIR).resolve()))
+            restore(algorithm, (run_dir / CHECKPOINT_DIR).resolve())
         runs.prepare(TRAINER, config)  # what the run goes on from is read: its first writes
         done = algorithm.iteration
         log = run_logs.CsvLog(run_dir / "metrics.csv", "iteration")
