@@ -193,8 +193,8 @@ def test_an_event_added_while_serving_appears_under_a_name_of_its_own(tmp_path):
 
 def test_an_event_added_while_serving_with_damaged_settings_is_listed_as_unreadable_naming_its_row(tmp_path):
     """Its settings are read as at start (there, a StoreError): listed with the reason, its games and standings 503
-    naming the row, an event added after it listed as ever, and served once its row is repaired; the file is left as
-    it was."""
+    naming the row, an event added after it listed as ever, and served once its row is repaired (its games and
+    standings at once, before the sources are listed again); the file is left as it was."""
     path = tmp_path / "class.db"
     write_fault_match(path)
     with TestClient(create_app(db=path)) as client:
@@ -210,8 +210,12 @@ def test_an_event_added_while_serving_with_damaged_settings_is_listed_as_unreada
             assert response.status_code == 503 and says in response.json()["error"], (url, response.text)
         assert path.read_bytes() == before
         damage(path, f"UPDATE events SET settings = '{json.dumps({'max_plies': MAX_PLIES})}' WHERE id = 2")
-        assert sources_of(client)["db-2"]["games"] == 1
+        # served at once, before the sources are listed again
+        for url in ("games", "standings"):
+            response = client.get(f"/api/sources/db-2/{url}")
+            assert response.status_code == 200, (url, response.text)
         assert len(client.get("/api/sources/db-2/games/1").json()["moves"]) == 4
+        assert sources_of(client)["db-2"]["games"] == 1
 
 
 def test_a_store_gone_while_serving_breaks_only_its_own_sources(tmp_path):

@@ -92,11 +92,15 @@ class DatabaseSource:
 
     @contextmanager
     def _store(self) -> Iterator[Store]:
-        """The store, open; ApiError 503 naming why if it cannot be read, or if the event's settings cannot."""
-        if self.event.unreadable is not None:
-            raise ApiError(503, f"the {self.title} cannot be read: {self.event.unreadable}")
+        """The store, open; ApiError 503 naming why if it cannot be read, or if the event's settings cannot (read
+        again on each request while they cannot, so the event is served once its row is repaired)."""
         try:
             with open_store(self.path) as store:
+                if self.event.unreadable is not None:
+                    self.event = next((event for event in store.events(keep_unreadable=True)
+                                       if event.id == self.event.id), self.event)  # fmt: skip
+                if self.event.unreadable is not None:
+                    raise ApiError(503, f"the {self.title} cannot be read: {self.event.unreadable}")
                 yield store
         except StoreError as error:  # damaged since the server started: the error names the file
             raise ApiError(503, str(error)) from None
