@@ -81,15 +81,46 @@ def test_example_7_fewer_than_eight_seeds_count_for_nobody():
     after = before.play("15R")
     assert after.last_capture == 3
     assert after.stores == (32, 26)
-    assert after.seeds_on_board == 6
+    assert after.seeds_on_board == 6 and holes_of(after) == {1: (4, 0), 4: (2, 0)}  # left on the board, nobody's
     assert after.is_terminal and after.end_reason == "few_seeds" and after.winner == 0
+    assert after.returns() == (1.0, -1.0)
 
 
 def test_example_8_starving_comes_before_few_seeds():
     before = position({1: "4R", 3: "3R", 15: "1R", 16: "2B"}, stores=(29, 25), to_move=0)
     after = before.play("15R")
     assert after.stores == (39, 25)
+    assert after.last_capture == 3 + 7 and after.seeds_on_board == 0  # the 7 left are swept, not left for nobody
     assert after.is_terminal and after.end_reason == "score" and after.winner == 0
+
+
+def test_rule_8_a_captured_hole_is_left_empty_so_the_chain_never_goes_round_twice():
+    """Every hole holds 2 or 3 once ``1R`` is sown: the chain runs from hole 2 back through the origin, hole 1, and
+    round the board to hole 3, then stops at hole 2, which it emptied: each hole is captured once."""
+    holes = {1: "1R2B", 2: "2R"} | {h: "2R" for h in range(3, 17)}
+    before = position(holes, stores=(0, 31), to_move=0)
+    after = before.play("1R")
+    assert after.last_capture == 3 + 2 + 14 * 2 == 33
+    assert holes_of(after) == {} and after.stores == (33, 31)
+    assert after.is_terminal and after.end_reason == "score" and after.winner == 0
+
+
+def test_rule_11_thirty_three_captured_ends_the_game_with_seeds_on_the_board():
+    """Player 1 (31) captures 2 and reaches 33 with 11 seeds left, player 2 not starved: over, the 11 are nobody's."""
+    before = position({1: "1R", 2: "1B", 3: "5R", 4: "6R"}, stores=(31, 20), to_move=0)
+    after = before.play("1R")
+    assert after.last_capture == 2 and after.stores == (33, 20)
+    assert holes_of(after) == {3: (5, 0), 4: (6, 0)}
+    assert after.is_terminal and after.end_reason == "score" and after.winner == 0 and after.returns() == (1.0, -1.0)
+
+
+def test_rule_11_thirty_two_each_is_a_draw():
+    """Player 1 (24) captures hole 16 (3), starves player 2 and sweeps the 5 left (rule 10): 32-32, a draw."""
+    before = position({1: "5R", 15: "1R", 16: "2B"}, stores=(24, 32), to_move=0)
+    after = before.play("15R")
+    assert after.last_capture == 3 + 5 and after.stores == (32, 32) and after.seeds_on_board == 0
+    assert after.is_terminal and after.end_reason == "draw" and after.winner is None
+    assert after.returns() == (0.0, 0.0)
 
 
 @pytest.mark.parametrize("move", ["1R", "1B", "2R", "16B"])

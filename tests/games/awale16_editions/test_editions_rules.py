@@ -306,6 +306,10 @@ def test_2023_and_2025_scores():
     assert not position(S2025, {}, filler=(1, 1, 0), stores=(41, 0)).is_terminal
     assert position(S2025, {}, filler=(1, 1, 0), stores=(49, 0)).end_reason == "score"
     assert position(S2025, {1: (9, 0, 0)}, filler=(0, 0, 0)).end_reason == "few_seeds"
+    for state_type in (S2023, S2025):  # fewer than 10 seeds on the board end both transparent editions, 10 do not
+        few = position(state_type, {1: (8, 0, 0), 2: (0, 0, 1)}, filler=(0, 0, 0), stores=(30, 30))
+        assert few.end_reason == "few_seeds" and few.stores == (30, 30) and few.winner is None
+        assert not position(state_type, {1: (8, 0, 0), 2: (0, 1, 1)}, filler=(0, 0, 0)).is_terminal
 
 
 # --- pictures -------------------------------------------------------------------------------------------------------

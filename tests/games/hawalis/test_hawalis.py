@@ -391,6 +391,9 @@ def test_observation_is_agent_relative():
 
 
 def test_grid_follows_rule_3():
+    for k in range(14):  # rule 3's table, cell by cell
+        assert hawalis.grid_position(0, k) == ((0, k) if k <= 6 else (1, 13 - k))
+        assert hawalis.grid_position(1, k) == ((3, 6 - k) if k <= 6 else (2, k - 7))
     cells = {hawalis.grid_position(p, k) for p in (0, 1) for k in range(14)}
     assert cells == {(r, c) for r in range(4) for c in range(7)}
     for p in (0, 1):
